@@ -1,0 +1,52 @@
+# AmpiTesting: helpers for tests of MPI programs run under ampirun.
+#
+#   ampi_add_mpi_test(NAME <name> SOURCES <files...> VPS <v...>
+#                     [ARGS <args...>] [LABELS <labels...>] [TIMEOUT <seconds>]
+#                     [LIBRARIES <libs...>])
+#
+# Builds the executable <name> from SOURCES, linked with ampi::program (and LIBRARIES), into
+# ${CMAKE_CURRENT_BINARY_DIR}, and adds one CTest test per V in VPS, named <name>.vp<V>, running
+#   ${CMAKE_BINARY_DIR}/bin/ampirun -np 1 --vp <V> <name> <ARGS...>
+# with the labels "mpi" plus LABELS and the timeout TIMEOUT (default 60 s).
+# Further test properties can be set afterwards on <name>.vp<V> with set_tests_properties().
+include_guard(GLOBAL)
+
+function(ampi_add_mpi_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "SOURCES;VPS;ARGS;LABELS;LIBRARIES")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ampi_add_mpi_test: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_NAME)
+    message(FATAL_ERROR "ampi_add_mpi_test: NAME is required")
+  endif()
+  if(NOT arg_SOURCES)
+    message(FATAL_ERROR "ampi_add_mpi_test(${arg_NAME}): SOURCES is required")
+  endif()
+  if(NOT arg_VPS)
+    message(FATAL_ERROR "ampi_add_mpi_test(${arg_NAME}): VPS is required")
+  endif()
+  if(NOT DEFINED arg_TIMEOUT)
+    set(arg_TIMEOUT 60)
+  endif()
+  if(NOT arg_TIMEOUT MATCHES "^[0-9]+(\\.[0-9]+)?$")
+    message(FATAL_ERROR "ampi_add_mpi_test(${arg_NAME}): TIMEOUT '${arg_TIMEOUT}' is not a number")
+  endif()
+
+  add_executable(${arg_NAME} ${arg_SOURCES})
+  target_link_libraries(${arg_NAME} PRIVATE ampi::program ${arg_LIBRARIES})
+  set_target_properties(${arg_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+  set(labels mpi ${arg_LABELS})
+  list(REMOVE_DUPLICATES labels)
+  set(vps ${arg_VPS})
+  list(REMOVE_DUPLICATES vps)
+  foreach(vp IN LISTS vps)
+    if(NOT vp MATCHES "^[1-9][0-9]*$")
+      message(FATAL_ERROR "ampi_add_mpi_test(${arg_NAME}): VPS entry '${vp}' is not a positive integer")
+    endif()
+    add_test(NAME ${arg_NAME}.vp${vp}
+             COMMAND ${CMAKE_BINARY_DIR}/bin/ampirun -np 1 --vp ${vp} $<TARGET_FILE:${arg_NAME}>
+                     ${arg_ARGS})
+    set_tests_properties(${arg_NAME}.vp${vp} PROPERTIES LABELS "${labels}" TIMEOUT ${arg_TIMEOUT})
+  endforeach()
+endfunction()

@@ -1,0 +1,76 @@
+// src/comm/comm.cpp — groups and the handle tables of communicators and groups (see comm.hpp).
+#include "comm/comm.hpp"
+
+#include <algorithm>
+
+namespace ampi::comm {
+
+std::shared_ptr<const Group> Group::range(int first, int size) {
+  auto g = std::make_shared<Group>();
+  g->first_ = first;
+  g->size_ = size;
+  return g;
+}
+
+std::shared_ptr<const Group> Group::list(std::vector<int> world_ranks) {
+  auto g = std::make_shared<Group>();
+  g->size_ = static_cast<int>(world_ranks.size());
+  g->members_ = std::move(world_ranks);
+  return g;
+}
+
+int Group::rank_of(int world) const noexcept {
+  if (members_.empty())
+    return world >= first_ && world < first_ + size_ ? world - first_ : MPI_UNDEFINED;
+  auto it = std::find(members_.begin(), members_.end(), world);
+  return it == members_.end() ? MPI_UNDEFINED : static_cast<int>(it - members_.begin());
+}
+
+Comm &CommTable::add(std::unique_ptr<Comm> c) {
+  unsigned slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<unsigned>(slots_.size());
+    slots_.emplace_back();
+  }
+  c->handle = static_cast<MPI_Comm>(static_cast<unsigned>(kKind) | slot);
+  slots_[slot] = std::move(c);
+  return *slots_[slot];
+}
+
+void CommTable::remove(MPI_Comm h) noexcept {
+  const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
+  if (slot < slots_.size() && slots_[slot]) {
+    slots_[slot].reset();
+    free_slots_.push_back(slot);
+  }
+}
+
+std::size_t CommTable::live() const noexcept { return slots_.size() - free_slots_.size(); }
+
+GroupTable::GroupTable() { slots_.push_back(Group::list({})); }
+
+MPI_Group GroupTable::add(std::shared_ptr<const Group> g) {
+  unsigned slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<unsigned>(slots_.size());
+    slots_.emplace_back();
+  }
+  slots_[slot] = std::move(g);
+  return static_cast<MPI_Group>(static_cast<unsigned>(kKind) | slot);
+}
+
+void GroupTable::remove(MPI_Group h) noexcept {
+  const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
+  if (slot > 0 && slot < slots_.size() && slots_[slot]) {
+    slots_[slot].reset();
+    free_slots_.push_back(slot);
+  }
+}
+
+} // namespace ampi::comm

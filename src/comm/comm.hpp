@@ -1,0 +1,81 @@
+// src/comm/comm.hpp — groups and communicators as one rank sees them: the ordered member list
+// (world ranks), this rank's place in it, the context ids that keep its traffic apart from other
+// communicators', its error handler and name; plus the per-rank tables behind MPI_Comm and
+// MPI_Group handles.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ampi::comm {
+
+// An ordered set of world ranks. The world group is stored as a range, not a list, so that
+// thousands of ranks sharing a process do not each hold a copy of it.
+class Group {
+public:
+  static std::shared_ptr<const Group> range(int first, int size);
+  static std::shared_ptr<const Group> list(std::vector<int> world_ranks);
+
+  int size() const noexcept { return size_; }
+  int world_rank(int r) const noexcept { return members_.empty() ? first_ + r : members_[r]; }
+  // This group's rank of `world`, or MPI_UNDEFINED.
+  int rank_of(int world) const noexcept;
+
+private:
+  int first_ = 0;
+  int size_ = 0;
+  std::vector<int> members_;
+};
+
+struct Comm {
+  std::uint32_t context = 0; // point-to-point traffic; context + 1 carries collectives
+  int rank = 0;
+  std::shared_ptr<const Group> group;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;
+  MPI_Comm handle = MPI_COMM_NULL;
+
+  int size() const noexcept { return group->size(); }
+  int world_rank(int r) const noexcept { return group->world_rank(r); }
+  std::uint32_t coll_context() const noexcept { return context + 1; }
+};
+
+// Handles 0x44000000 | slot; slots 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF.
+class CommTable {
+public:
+  static constexpr int kKind = 0x44000000;
+  Comm *find(MPI_Comm h) const noexcept {
+    const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
+    return slot < slots_.size() ? slots_[slot].get() : nullptr;
+  }
+  Comm &add(std::unique_ptr<Comm> c);
+  void remove(MPI_Comm h) noexcept;
+  std::size_t live() const noexcept;
+
+private:
+  std::vector<std::unique_ptr<Comm>> slots_;
+  std::vector<unsigned> free_slots_;
+};
+
+// Handles 0x48000000 | slot; slot 0 is MPI_GROUP_EMPTY.
+class GroupTable {
+public:
+  static constexpr int kKind = 0x48000000;
+  GroupTable();
+  const Group *find(MPI_Group h) const noexcept {
+    const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
+    return slot < slots_.size() ? slots_[slot].get() : nullptr;
+  }
+  MPI_Group add(std::shared_ptr<const Group> g);
+  void remove(MPI_Group h) noexcept;
+
+private:
+  std::vector<std::shared_ptr<const Group>> slots_;
+  std::vector<unsigned> free_slots_;
+};
+
+} // namespace ampi::comm

@@ -1,0 +1,34 @@
+// src/datatype/builtin.cpp — the table of predefined datatypes, from builtin_types.def.
+#include "datatype/datatype.hpp"
+
+#include <complex>
+#include <cstdint>
+
+namespace ampi::datatype {
+
+namespace {
+
+template <class T> constexpr std::size_t data_size() {
+  if constexpr (requires(T t) { t.index; })
+    return sizeof(T::value) + sizeof(T::index);
+  else
+    return sizeof(T);
+}
+
+#define AMPI_BUILTIN_TYPE(name, index, ctype, category)                                           \
+  {#name, data_size<ctype>(), sizeof(ctype), Category::category},
+constexpr Builtin kNone{nullptr, 0, 0, Category::None};
+const Builtin kTable[kBuiltinCount] = {
+    kNone,
+#include "datatype/builtin_types.def"
+};
+#undef AMPI_BUILTIN_TYPE
+
+} // namespace
+
+const Builtin *builtin(MPI_Datatype t) noexcept {
+  const unsigned i = static_cast<unsigned>(t) ^ static_cast<unsigned>(kBuiltinKind);
+  return i >= 1 && i < static_cast<unsigned>(kBuiltinCount) ? &kTable[i] : nullptr;
+}
+
+} // namespace ampi::datatype

@@ -1,0 +1,46 @@
+// src/datatype/datatype.hpp — the predefined datatypes (names, sizes, extents) and the predefined
+// reduction operations on them.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+namespace ampi {
+// The C layouts of MPI's value-index pair types (MPI_DOUBLE_INT, MPI_2INT, MPI_2REAL, ...).
+template <class T> struct ValueIndex {
+  T value;
+  int index;
+};
+template <class T> struct ValueIndexSame {
+  T value;
+  T index;
+};
+} // namespace ampi
+
+namespace ampi::datatype {
+
+enum class Category : unsigned char { None, Char, Int, Uint, Float, Logical, Byte, Complex, Pair };
+
+struct Builtin {
+  const char *name;
+  std::size_t size;   // MPI_Type_size: the bytes of data
+  std::size_t extent; // the bytes one element spans in memory (padding of pair types included)
+  Category category;
+};
+
+inline constexpr int kBuiltinKind = 0x4c000000;
+inline constexpr int kBuiltinCount = 59; // indices 1..58
+
+// The predefined type behind a handle, or nullptr.
+const Builtin *builtin(MPI_Datatype t) noexcept;
+
+// inout[i] = in[i] op inout[i] for i < count.
+using ReduceFn = void (*)(const void *in, void *inout, std::size_t count);
+// The kernel of a predefined operation on a predefined type; nullptr when the standard does not
+// define the operation for the type (MPI_ERR_OP).
+ReduceFn reduction(MPI_Op op, MPI_Datatype type) noexcept;
+// The name of a predefined operation ("MPI_SUM"), or nullptr.
+const char *op_name(MPI_Op op) noexcept;
+
+} // namespace ampi::datatype

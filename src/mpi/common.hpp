@@ -1,0 +1,39 @@
+// src/mpi/common.hpp — what every file of the MPI layer needs: finding the calling rank and
+// resolving and checking handles and arguments, each failure raised through the right error
+// handler with the function's name.
+#pragma once
+
+#include "comm/comm.hpp"
+#include "datatype/datatype.hpp"
+#include "mpi/errors.hpp"
+#include "ranks/pe.hpp"
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+
+namespace ampi::mpi {
+
+inline constexpr int kTagUb = (1 << 30) - 1;
+
+// The calling rank, or nullptr after raising an error (not inside a rank, or outside
+// MPI_Init..MPI_Finalize).
+Rank *enter(const char *fn);
+// Like enter() but accepts calls before MPI_Init and after MPI_Finalize.
+Rank *enter_any(const char *fn);
+
+// The communicator behind `h` for the calling rank, or nullptr after raising MPI_ERR_COMM.
+comm::Comm *find_comm(Rank &self, MPI_Comm h, const char *fn, int *err);
+
+// Bytes one element of `t` takes in a message; 0 after raising MPI_ERR_TYPE on `comm`.
+std::size_t element_extent(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err);
+// The name of a communicator for messages ("MPI_COMM_WORLD", a user's name, or "comm 0x...").
+const char *comm_label(const comm::Comm &c);
+// The name of a datatype handle for messages.
+const char *type_label(MPI_Datatype t);
+
+} // namespace ampi::mpi
+
+// The error-return convention inside MPI functions: `if (!x) return err;` after a lookup that
+// raised.

@@ -1,0 +1,295 @@
+// src/mpi/errors.cpp — error classes and strings, error handlers (MPI_ERRORS_ARE_FATAL,
+// MPI_ERRORS_RETURN, user handlers) and the functions that raise errors for the rest of the MPI
+// layer.
+#include "mpi/common.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+namespace ampi::mpi {
+
+namespace {
+
+struct ClassInfo {
+  int code;
+  const char *name;
+  const char *text;
+};
+
+constexpr ClassInfo kClasses[] = {
+    {MPI_SUCCESS, "MPI_SUCCESS", "no error"},
+    {MPI_ERR_BUFFER, "MPI_ERR_BUFFER", "invalid buffer pointer"},
+    {MPI_ERR_COUNT, "MPI_ERR_COUNT", "invalid count argument"},
+    {MPI_ERR_TYPE, "MPI_ERR_TYPE", "invalid datatype"},
+    {MPI_ERR_TAG, "MPI_ERR_TAG", "invalid tag argument"},
+    {MPI_ERR_COMM, "MPI_ERR_COMM", "invalid communicator"},
+    {MPI_ERR_RANK, "MPI_ERR_RANK", "invalid rank"},
+    {MPI_ERR_ROOT, "MPI_ERR_ROOT", "invalid root"},
+    {MPI_ERR_GROUP, "MPI_ERR_GROUP", "invalid group"},
+    {MPI_ERR_OP, "MPI_ERR_OP", "invalid reduce operation"},
+    {MPI_ERR_TOPOLOGY, "MPI_ERR_TOPOLOGY", "invalid communicator topology"},
+    {MPI_ERR_DIMS, "MPI_ERR_DIMS", "invalid dimension argument"},
+    {MPI_ERR_ARG, "MPI_ERR_ARG", "invalid argument"},
+    {MPI_ERR_UNKNOWN, "MPI_ERR_UNKNOWN", "unknown error"},
+    {MPI_ERR_TRUNCATE, "MPI_ERR_TRUNCATE", "message truncated"},
+    {MPI_ERR_OTHER, "MPI_ERR_OTHER", "other error"},
+    {MPI_ERR_INTERN, "MPI_ERR_INTERN", "internal error"},
+    {MPI_ERR_IN_STATUS, "MPI_ERR_IN_STATUS", "error code is in status"},
+    {MPI_ERR_PENDING, "MPI_ERR_PENDING", "pending request"},
+    {MPI_ERR_REQUEST, "MPI_ERR_REQUEST", "invalid request"},
+    {MPI_ERR_ACCESS, "MPI_ERR_ACCESS", "permission denied"},
+    {MPI_ERR_AMODE, "MPI_ERR_AMODE", "invalid access mode"},
+    {MPI_ERR_BAD_FILE, "MPI_ERR_BAD_FILE", "invalid file name"},
+    {MPI_ERR_BASE, "MPI_ERR_BASE", "invalid base address"},
+    {MPI_ERR_CONVERSION, "MPI_ERR_CONVERSION", "data conversion error"},
+    {MPI_ERR_DISP, "MPI_ERR_DISP", "invalid displacement"},
+    {MPI_ERR_DUP_DATAREP, "MPI_ERR_DUP_DATAREP", "data representation already defined"},
+    {MPI_ERR_FILE_EXISTS, "MPI_ERR_FILE_EXISTS", "file exists"},
+    {MPI_ERR_FILE_IN_USE, "MPI_ERR_FILE_IN_USE", "file in use"},
+    {MPI_ERR_FILE, "MPI_ERR_FILE", "invalid file handle"},
+    {MPI_ERR_INFO_KEY, "MPI_ERR_INFO_KEY", "invalid info key"},
+    {MPI_ERR_INFO_NOKEY, "MPI_ERR_INFO_NOKEY", "info key not defined"},
+    {MPI_ERR_INFO_VALUE, "MPI_ERR_INFO_VALUE", "invalid info value"},
+    {MPI_ERR_INFO, "MPI_ERR_INFO", "invalid info object"},
+    {MPI_ERR_IO, "MPI_ERR_IO", "I/O error"},
+    {MPI_ERR_KEYVAL, "MPI_ERR_KEYVAL", "invalid attribute key"},
+    {MPI_ERR_LOCKTYPE, "MPI_ERR_LOCKTYPE", "invalid lock type"},
+    {MPI_ERR_NAME, "MPI_ERR_NAME", "invalid service name"},
+    {MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM", "out of memory"},
+    {MPI_ERR_NOT_SAME, "MPI_ERR_NOT_SAME", "arguments differ between processes"},
+    {MPI_ERR_NO_SPACE, "MPI_ERR_NO_SPACE", "no space left"},
+    {MPI_ERR_NO_SUCH_FILE, "MPI_ERR_NO_SUCH_FILE", "no such file"},
+    {MPI_ERR_PORT, "MPI_ERR_PORT", "invalid port name"},
+    {MPI_ERR_QUOTA, "MPI_ERR_QUOTA", "quota exceeded"},
+    {MPI_ERR_READ_ONLY, "MPI_ERR_READ_ONLY", "file is read-only"},
+    {MPI_ERR_RMA_CONFLICT, "MPI_ERR_RMA_CONFLICT", "conflicting RMA accesses"},
+    {MPI_ERR_RMA_SYNC, "MPI_ERR_RMA_SYNC", "RMA synchronization error"},
+    {MPI_ERR_SERVICE, "MPI_ERR_SERVICE", "invalid service"},
+    {MPI_ERR_SIZE, "MPI_ERR_SIZE", "invalid size"},
+    {MPI_ERR_SPAWN, "MPI_ERR_SPAWN", "spawn error"},
+    {MPI_ERR_UNSUPPORTED_DATAREP, "MPI_ERR_UNSUPPORTED_DATAREP", "unsupported data representation"},
+    {MPI_ERR_UNSUPPORTED_OPERATION, "MPI_ERR_UNSUPPORTED_OPERATION", "operation not supported"},
+    {MPI_ERR_WIN, "MPI_ERR_WIN", "invalid window"},
+    {MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE", "RMA access out of the window"},
+    {MPI_ERR_RMA_ATTACH, "MPI_ERR_RMA_ATTACH", "memory cannot be attached"},
+    {MPI_ERR_RMA_SHARED, "MPI_ERR_RMA_SHARED", "memory cannot be shared"},
+    {MPI_ERR_RMA_FLAVOR, "MPI_ERR_RMA_FLAVOR", "wrong window flavor"},
+};
+
+const ClassInfo *find_class(int code) {
+  for (const auto &c : kClasses)
+    if (c.code == code)
+      return &c;
+  return nullptr;
+}
+
+constexpr int kErrhandlerKind = 0x54000000;
+
+[[noreturn]] void fatal(Rank *self, int code, const char *fn, const char *detail) {
+  const ClassInfo *ci = find_class(code);
+  std::fflush(stdout);
+  if (self)
+    std::fprintf(stderr, "ampi: rank %d: %s: %s: %s (%s)\n", self->world_rank, fn,
+                 ci ? ci->text : "error", detail, ci ? ci->name : "unknown error class");
+  else
+    std::fprintf(stderr, "ampi: %s: %s: %s (%s)\n", fn, ci ? ci->text : "error", detail,
+                 ci ? ci->name : "unknown error class");
+  std::fprintf(stderr, "ampi: MPI_ERRORS_ARE_FATAL: ending the job\n");
+  Pe::abort_job(code == MPI_SUCCESS ? 1 : (code & 0xff ? code & 0xff : 1));
+}
+
+int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *detail) {
+  const MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+  if (eh == MPI_ERRORS_RETURN)
+    return code;
+  if (eh == MPI_ERRORS_ARE_FATAL || !self)
+    fatal(self, code, fn, detail);
+  const unsigned idx = (static_cast<unsigned>(eh) ^ kErrhandlerKind) - 2;
+  if (idx < self->errhandlers.size() && self->errhandlers[idx].fn) {
+    MPI_Comm h = c->handle;
+    int e = code;
+    self->errhandlers[idx].fn(&h, &e, detail);
+    return code;
+  }
+  fatal(self, code, fn, detail);
+}
+
+} // namespace
+
+int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
+  char detail[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  Pe *pe = Pe::get_if();
+  Rank *self = pe ? pe->current_if() : nullptr;
+  comm::Comm *c = nullptr;
+  if (self) {
+    c = self->comms.find(comm);
+    if (!c)
+      c = self->comms.find(MPI_COMM_WORLD);
+  }
+  return dispatch(self, c, code, fn, detail);
+}
+
+int unsupported(const char *fn) {
+  return raise(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+               "%s is not supported by ampi (see the README's table of supported functions)", fn);
+}
+
+Rank *enter_any(const char *fn) {
+  Pe *pe = Pe::get_if();
+  Rank *self = pe ? pe->current_if() : nullptr;
+  if (!self)
+    fatal(nullptr, MPI_ERR_OTHER, fn,
+          "called from a thread that is not an MPI rank (ampi provides MPI_THREAD_FUNNELED)");
+  return self;
+}
+
+Rank *enter(const char *fn) {
+  Rank *self = enter_any(fn);
+  if (!self->initialized || self->finalized) [[unlikely]] {
+    fatal(self, MPI_ERR_OTHER, fn,
+          self->finalized ? "called after MPI_Finalize" : "called before MPI_Init");
+  }
+  return self;
+}
+
+comm::Comm *find_comm(Rank &self, MPI_Comm h, const char *fn, int *err) {
+  comm::Comm *c = self.comms.find(h);
+  if (!c) [[unlikely]] {
+    *err = raise(MPI_COMM_WORLD, MPI_ERR_COMM, fn, "%s",
+                 h == MPI_COMM_NULL ? "comm=MPI_COMM_NULL" : "comm is not a valid communicator");
+  }
+  return c;
+}
+
+std::size_t element_extent(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err) {
+  if (const datatype::Builtin *b = datatype::builtin(t)) [[likely]]
+    return b->extent;
+  *err = raise(comm, MPI_ERR_TYPE, fn, "%s",
+               t == MPI_DATATYPE_NULL ? "datatype=MPI_DATATYPE_NULL"
+                                      : "datatype is not a valid (committed) datatype");
+  return 0;
+}
+
+const char *comm_label(const comm::Comm &c) { return c.name.empty() ? "a communicator" : c.name.c_str(); }
+
+const char *type_label(MPI_Datatype t) {
+  const datatype::Builtin *b = datatype::builtin(t);
+  return b ? b->name : "a derived datatype";
+}
+
+} // namespace ampi::mpi
+
+using namespace ampi;
+using namespace ampi::mpi;
+
+extern "C" int PMPI_Error_class(int errorcode, int *errorclass) {
+  if (!errorclass)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "errorclass=NULL");
+  if (!find_class(errorcode))
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "errorcode=%d is not an error code",
+                 errorcode);
+  *errorclass = errorcode;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Error_class)
+
+extern "C" int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
+  if (!string || !resultlen)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_string", "string or resultlen is NULL");
+  const ClassInfo *ci = find_class(errorcode);
+  if (!ci)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_string",
+                 "errorcode=%d is not an error code", errorcode);
+  int n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", ci->name, ci->text);
+  *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Error_string)
+
+extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  static constexpr const char *fn = "MPI_Comm_set_errhandler";
+  Rank *self = enter_any(fn);
+  int err = MPI_SUCCESS;
+  comm::Comm *c = find_comm(*self, comm, fn, &err);
+  if (!c)
+    return err;
+  const unsigned idx = (static_cast<unsigned>(errhandler) ^ kErrhandlerKind);
+  const bool valid = idx < 2 || (idx - 2 < self->errhandlers.size() &&
+                                 self->errhandlers[idx - 2].fn != nullptr);
+  if (!valid)
+    return raise(comm, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
+  if (idx >= 2)
+    ++self->errhandlers[idx - 2].refs;
+  const unsigned old = static_cast<unsigned>(c->errhandler) ^ kErrhandlerKind;
+  if (old >= 2 && old - 2 < self->errhandlers.size() && --self->errhandlers[old - 2].refs == 0)
+    self->errhandlers[old - 2].fn = nullptr;
+  c->errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_set_errhandler)
+
+extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
+  static constexpr const char *fn = "MPI_Comm_get_errhandler";
+  Rank *self = enter_any(fn);
+  int err = MPI_SUCCESS;
+  comm::Comm *c = find_comm(*self, comm, fn, &err);
+  if (!c)
+    return err;
+  if (!errhandler)
+    return raise(comm, MPI_ERR_ARG, fn, "errhandler=NULL");
+  *errhandler = c->errhandler;
+  const unsigned idx = static_cast<unsigned>(c->errhandler) ^ kErrhandlerKind;
+  if (idx >= 2)
+    ++self->errhandlers[idx - 2].refs; // the caller must free the handle it got
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_get_errhandler)
+
+extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                                           MPI_Errhandler *errhandler) {
+  static constexpr const char *fn = "MPI_Comm_create_errhandler";
+  Rank *self = enter_any(fn);
+  if (!function || !errhandler)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
+  self->errhandlers.push_back({function, 1});
+  *errhandler = static_cast<MPI_Errhandler>(
+      kErrhandlerKind | static_cast<int>(self->errhandlers.size() + 1));
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)
+
+extern "C" int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
+  static constexpr const char *fn = "MPI_Errhandler_free";
+  Rank *self = enter_any(fn);
+  if (!errhandler)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler=NULL");
+  const unsigned idx = static_cast<unsigned>(*errhandler) ^ kErrhandlerKind;
+  if (idx >= 2) {
+    if (idx - 2 >= self->errhandlers.size() || !self->errhandlers[idx - 2].fn)
+      return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
+    if (--self->errhandlers[idx - 2].refs == 0)
+      self->errhandlers[idx - 2].fn = nullptr;
+  } else if (idx > 1) {
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
+  }
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Errhandler_free)
+
+extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  static constexpr const char *fn = "MPI_Comm_call_errhandler";
+  Rank *self = enter_any(fn);
+  int err = MPI_SUCCESS;
+  comm::Comm *c = find_comm(*self, comm, fn, &err);
+  if (!c)
+    return err;
+  dispatch(self, c, errorcode, fn, "error raised by the program");
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_call_errhandler)

@@ -1,0 +1,163 @@
+// src/mpi/init.cpp — the MPI environment functions: init and finalize of a rank, abort, thread
+// level, versions, processor name, memory allocation.
+#include "coll/coll.hpp"
+#include "mpi/common.hpp"
+#include "p2p/p2p.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace ampi;
+using namespace ampi::mpi;
+
+namespace {
+
+int init_common(const char *fn) {
+  Rank *self = enter_any(fn);
+  if (self->initialized)
+    return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,
+                 self->finalized ? "MPI cannot be initialized again after MPI_Finalize"
+                                 : "MPI is already initialized");
+  self->initialized = true;
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+extern "C" int PMPI_Init(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  return init_common("MPI_Init");
+}
+AMPI_PMPI_ALIAS(MPI_Init)
+
+extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  (void)argc;
+  (void)argv;
+  if (!provided)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Init_thread", "provided=NULL");
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Init_thread",
+                 "required=%d is not a thread level", required);
+  // Ranks are user-level threads sharing the PE's OS thread: only the rank itself may call MPI.
+  *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  return init_common("MPI_Init_thread");
+}
+AMPI_PMPI_ALIAS(MPI_Init_thread)
+
+extern "C" int PMPI_Query_thread(int *provided) {
+  if (!provided)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Query_thread", "provided=NULL");
+  enter("MPI_Query_thread");
+  *provided = MPI_THREAD_FUNNELED;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Query_thread)
+
+extern "C" int PMPI_Is_thread_main(int *flag) {
+  if (!flag)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Is_thread_main", "flag=NULL");
+  enter("MPI_Is_thread_main"); // only a rank reaches here: it is its own main thread
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Is_thread_main)
+
+extern "C" int PMPI_Finalize(void) {
+  static constexpr const char *fn = "MPI_Finalize";
+  Rank *self = enter(fn);
+  p2p::drain_bsend(fn);
+  // Finalize is collective: no rank leaves while another may still talk to it.
+  coll::barrier(*self->comms.find(MPI_COMM_WORLD));
+  self->finalized = true;
+  std::fflush(stdout);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Finalize)
+
+extern "C" int PMPI_Initialized(int *flag) {
+  if (!flag)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Initialized", "flag=NULL");
+  Pe *pe = Pe::get_if();
+  Rank *self = pe ? pe->current_if() : nullptr;
+  *flag = self && self->initialized;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Initialized)
+
+extern "C" int PMPI_Finalized(int *flag) {
+  if (!flag)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Finalized", "flag=NULL");
+  Pe *pe = Pe::get_if();
+  Rank *self = pe ? pe->current_if() : nullptr;
+  *flag = self && self->finalized;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Finalized)
+
+extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  Rank *self = enter_any("MPI_Abort");
+  const comm::Comm *c = self->comms.find(comm);
+  std::fflush(stdout);
+  std::fprintf(stderr, "ampi: rank %d called MPI_Abort(%s, %d): ending the job\n",
+               self->world_rank, c ? comm_label(*c) : "an invalid communicator", errorcode);
+  Pe::abort_job(errorcode);
+}
+AMPI_PMPI_ALIAS(MPI_Abort)
+
+extern "C" int PMPI_Get_version(int *version, int *subversion) {
+  if (!version || !subversion)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_version", "version or subversion is NULL");
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Get_version)
+
+extern "C" int PMPI_Get_library_version(char *version, int *resultlen) {
+  if (!version || !resultlen)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_library_version",
+                 "version or resultlen is NULL");
+  int n = std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                        "%s: MPI %d.%d with virtual ranks (user-level threads)",
+                        AMPI_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
+  *resultlen = n;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Get_library_version)
+
+extern "C" int PMPI_Get_processor_name(char *name, int *resultlen) {
+  if (!name || !resultlen)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_processor_name",
+                 "name or resultlen is NULL");
+  if (::gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
+    std::strcpy(name, "localhost");
+  name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+  *resultlen = static_cast<int>(std::strlen(name));
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Get_processor_name)
+
+extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
+  (void)info;
+  static constexpr const char *fn = "MPI_Alloc_mem";
+  if (size < 0 || !baseptr)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size=%ld or baseptr=NULL",
+                 static_cast<long>(size));
+  void *p = std::malloc(size ? static_cast<std::size_t>(size) : 1);
+  if (!p)
+    return raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "cannot allocate %ld bytes",
+                 static_cast<long>(size));
+  *static_cast<void **>(baseptr) = p;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Alloc_mem)
+
+extern "C" int PMPI_Free_mem(void *base) {
+  std::free(base);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Free_mem)

@@ -1,0 +1,745 @@
+// src/mpi/pt2pt.cpp — the MPI point-to-point functions: argument checks, handles, statuses and
+// MPI_PROC_NULL, over src/p2p.
+#include "mpi/common.hpp"
+#include "p2p/p2p.hpp"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+using namespace ampi;
+using namespace ampi::mpi;
+
+namespace {
+
+struct Checked {
+  comm::Comm *comm = nullptr;
+  std::size_t bytes = 0;
+  int err = MPI_SUCCESS;
+};
+
+// Checks a send or receive's arguments; `peer` is dest (send) or source (receive).
+Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Datatype type, int peer,
+              int tag, MPI_Comm comm, bool is_recv) {
+  Checked r;
+  r.comm = find_comm(self, comm, fn, &r.err);
+  if (!r.comm) [[unlikely]]
+    return r;
+  comm::Comm &c = *r.comm;
+  if (count < 0) [[unlikely]] {
+    r.err = raise(comm, MPI_ERR_COUNT, fn, "count=%d is negative", count);
+    r.comm = nullptr;
+    return r;
+  }
+  const std::size_t extent = element_extent(type, comm, fn, &r.err);
+  if (!extent) [[unlikely]] {
+    r.comm = nullptr;
+    return r;
+  }
+  const bool tag_ok = (tag >= 0 && tag <= kTagUb) || (is_recv && tag == MPI_ANY_TAG);
+  if (!tag_ok) [[unlikely]] {
+    r.err = raise(comm, MPI_ERR_TAG, fn, "tag=%d is not in [0, %d]%s", tag, kTagUb,
+                  is_recv ? " or MPI_ANY_TAG" : "");
+    r.comm = nullptr;
+    return r;
+  }
+  const bool peer_ok = (peer >= 0 && peer < c.size()) || peer == MPI_PROC_NULL ||
+                       (is_recv && peer == MPI_ANY_SOURCE);
+  if (!peer_ok) [[unlikely]] {
+    r.err = raise(comm, MPI_ERR_RANK, fn, "%s=%d is not a rank of %s (size %d)",
+                  is_recv ? "source" : "dest", peer, comm_label(c), c.size());
+    r.comm = nullptr;
+    return r;
+  }
+  if (!buf && count > 0 && peer != MPI_PROC_NULL) [[unlikely]] {
+    r.err = raise(comm, MPI_ERR_BUFFER, fn, "buf=NULL with count=%d", count);
+    r.comm = nullptr;
+    return r;
+  }
+  r.bytes = static_cast<std::size_t>(count) * extent;
+  return r;
+}
+
+void empty_status(MPI_Status *st) {
+  if (st == MPI_STATUS_IGNORE)
+    return;
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = MPI_SUCCESS;
+  st->ampi_cancelled = 0;
+  st->ampi_count = 0;
+}
+
+void proc_null_status(MPI_Status *st) {
+  if (st == MPI_STATUS_IGNORE)
+    return;
+  st->MPI_SOURCE = MPI_PROC_NULL;
+  st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = MPI_SUCCESS;
+  st->ampi_cancelled = 0;
+  st->ampi_count = 0;
+}
+
+void fill_status(MPI_Status *st, const p2p::Request &r) {
+  if (st == MPI_STATUS_IGNORE)
+    return;
+  if (r.kind == p2p::Kind::Send) {
+    // A send's status says only whether it was cancelled.
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->ampi_count = 0;
+  } else {
+    st->MPI_SOURCE = r.status_source;
+    st->MPI_TAG = r.status_tag;
+    st->ampi_count = static_cast<MPI_Count>(r.status_bytes);
+  }
+  st->MPI_ERROR = r.status_error;
+  st->ampi_cancelled = r.cancelled;
+}
+
+int truncation(const p2p::Request &r, MPI_Comm comm, const char *fn) {
+  return raise(comm, MPI_ERR_TRUNCATE, fn,
+               "a message from rank %d (tag %d) is larger than the receive buffer (%zu bytes); "
+               "only %zu bytes were written",
+               r.status_source, r.status_tag, r.capacity, r.status_bytes);
+}
+
+// A request that completes at once (MPI_PROC_NULL peers).
+MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
+  p2p::Request &r = self.requests.create(self);
+  r.kind = kind;
+  r.complete = true;
+  r.comm = comm;
+  r.status_source = MPI_PROC_NULL;
+  r.status_tag = MPI_ANY_TAG;
+  return r.handle;
+}
+
+int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                MPI_Comm comm, p2p::Mode mode, MPI_Request *request) {
+  Rank *self = enter(fn);
+  Checked ck = check(*self, fn, buf, count, type, dest, tag, comm, false);
+  if (!ck.comm) [[unlikely]]
+    return ck.err;
+  if (dest == MPI_PROC_NULL) {
+    if (request)
+      *request = completed_request(*self, comm, p2p::Kind::Send);
+    return MPI_SUCCESS;
+  }
+  const p2p::Route route{ck.comm->context, ck.comm->rank, tag, ck.comm->world_rank(dest)};
+  if (mode == p2p::Mode::Buffered) {
+    if (int e = p2p::start_bsend(route, buf, ck.bytes); e != MPI_SUCCESS)
+      return raise(comm, e, fn,
+                   "the attached buffer (%zu bytes, %zu in use) has no room for %zu bytes plus "
+                   "MPI_BSEND_OVERHEAD",
+                   self->bsend.size, self->bsend.used.size(), ck.bytes);
+    if (request)
+      *request = completed_request(*self, comm, p2p::Kind::Send);
+    return MPI_SUCCESS;
+  }
+  if (!request) {
+    p2p::Request req;
+    req.owner = self;
+    p2p::start_send(req, route, buf, ck.bytes, mode);
+    p2p::wait(req, fn);
+    return MPI_SUCCESS;
+  }
+  p2p::Request &req = self->requests.create(*self);
+  req.comm = comm;
+  p2p::start_send(req, route, buf, ck.bytes, mode);
+  *request = req.handle;
+  return MPI_SUCCESS;
+}
+
+int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int source, int tag,
+                MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
+  Rank *self = enter(fn);
+  Checked ck = check(*self, fn, buf, count, type, source, tag, comm, true);
+  if (!ck.comm) [[unlikely]]
+    return ck.err;
+  if (source == MPI_PROC_NULL) {
+    if (request)
+      *request = completed_request(*self, comm, p2p::Kind::Recv);
+    else
+      proc_null_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!request) {
+    p2p::Request req;
+    req.owner = self;
+    p2p::start_recv(req, ck.comm->context, source, tag, buf, ck.bytes);
+    p2p::wait(req, fn);
+    fill_status(status, req);
+    if (req.status_error != MPI_SUCCESS) [[unlikely]]
+      return truncation(req, comm, fn);
+    return MPI_SUCCESS;
+  }
+  p2p::Request &req = self->requests.create(*self);
+  req.comm = comm;
+  p2p::start_recv(req, ck.comm->context, source, tag, buf, ck.bytes);
+  *request = req.handle;
+  return MPI_SUCCESS;
+}
+
+p2p::Request *find_request(Rank &self, MPI_Request h, const char *fn, int *err) {
+  p2p::Request *r = self.requests.find(h);
+  if (!r) [[unlikely]]
+    *err = raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "request 0x%x is not a valid request",
+                 static_cast<unsigned>(h));
+  return r;
+}
+
+// Finishes a completed request for the caller: status, error, handle freed.
+int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status, const char *fn,
+           bool raise_truncation) {
+  fill_status(status, r);
+  const int e = r.status_error;
+  const MPI_Comm comm = r.comm;
+  p2p::Request copy_for_message = r;
+  self.requests.release(r);
+  *handle = MPI_REQUEST_NULL;
+  if (e != MPI_SUCCESS && raise_truncation) [[unlikely]]
+    return truncation(copy_for_message, comm, fn);
+  return e;
+}
+
+} // namespace
+
+extern "C" int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) {
+  return send_common("MPI_Send", buf, count, datatype, dest, tag, comm, p2p::Mode::Standard,
+                     nullptr);
+}
+AMPI_PMPI_ALIAS(MPI_Send)
+
+extern "C" int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
+  return send_common("MPI_Ssend", buf, count, datatype, dest, tag, comm, p2p::Mode::Synchronous,
+                     nullptr);
+}
+AMPI_PMPI_ALIAS(MPI_Ssend)
+
+extern "C" int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
+  return send_common("MPI_Rsend", buf, count, datatype, dest, tag, comm, p2p::Mode::Ready,
+                     nullptr);
+}
+AMPI_PMPI_ALIAS(MPI_Rsend)
+
+extern "C" int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm) {
+  return send_common("MPI_Bsend", buf, count, datatype, dest, tag, comm, p2p::Mode::Buffered,
+                     nullptr);
+}
+AMPI_PMPI_ALIAS(MPI_Bsend)
+
+#define AMPI_ISEND(Name, mode)                                                                    \
+  extern "C" int PMPI_##Name(const void *buf, int count, MPI_Datatype datatype, int dest,         \
+                             int tag, MPI_Comm comm, MPI_Request *request) {                      \
+    if (!request)                                                                                 \
+      return raise(comm, MPI_ERR_ARG, "MPI_" #Name, "request=NULL");                              \
+    return send_common("MPI_" #Name, buf, count, datatype, dest, tag, comm, mode, request);       \
+  }                                                                                               \
+  AMPI_PMPI_ALIAS(MPI_##Name)
+AMPI_ISEND(Isend, p2p::Mode::Standard)
+AMPI_ISEND(Issend, p2p::Mode::Synchronous)
+AMPI_ISEND(Irsend, p2p::Mode::Ready)
+AMPI_ISEND(Ibsend, p2p::Mode::Buffered)
+#undef AMPI_ISEND
+
+extern "C" int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status) {
+  return recv_common("MPI_Recv", buf, count, datatype, source, tag, comm, status, nullptr);
+}
+AMPI_PMPI_ALIAS(MPI_Recv)
+
+extern "C" int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, MPI_Request *request) {
+  if (!request)
+    return raise(comm, MPI_ERR_ARG, "MPI_Irecv", "request=NULL");
+  return recv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, MPI_STATUS_IGNORE,
+                     request);
+}
+AMPI_PMPI_ALIAS(MPI_Irecv)
+
+extern "C" int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                             int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                             int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+  static constexpr const char *fn = "MPI_Sendrecv";
+  MPI_Request sreq = MPI_REQUEST_NULL;
+  int e = send_common(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, p2p::Mode::Standard,
+                      &sreq);
+  if (e != MPI_SUCCESS)
+    return e;
+  e = recv_common(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, status, nullptr);
+  const int e2 = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
+  return e != MPI_SUCCESS ? e : e2;
+}
+AMPI_PMPI_ALIAS(MPI_Sendrecv)
+
+extern "C" int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                                     int sendtag, int source, int recvtag, MPI_Comm comm,
+                                     MPI_Status *status) {
+  static constexpr const char *fn = "MPI_Sendrecv_replace";
+  Rank *self = enter(fn);
+  Checked ck = check(*self, fn, buf, count, datatype, dest, sendtag, comm, false);
+  if (!ck.comm)
+    return ck.err;
+  auto copy = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
+  if (ck.bytes)
+    std::memcpy(copy.get(), buf, ck.bytes);
+  return PMPI_Sendrecv(copy.get(), count, datatype, dest, sendtag, buf, count, datatype, source,
+                       recvtag, comm, status);
+}
+AMPI_PMPI_ALIAS(MPI_Sendrecv_replace)
+
+extern "C" int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
+  static constexpr const char *fn = "MPI_Wait";
+  Rank *self = enter(fn);
+  if (!request) [[unlikely]]
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
+  if (*request == MPI_REQUEST_NULL) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int err = MPI_SUCCESS;
+  p2p::Request *r = find_request(*self, *request, fn, &err);
+  if (!r)
+    return err;
+  p2p::wait(*r, fn);
+  return finish(*self, request, *r, status, fn, true);
+}
+AMPI_PMPI_ALIAS(MPI_Wait)
+
+extern "C" int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  static constexpr const char *fn = "MPI_Test";
+  Rank *self = enter(fn);
+  if (!request || !flag) [[unlikely]]
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request or flag is NULL");
+  if (*request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int err = MPI_SUCCESS;
+  p2p::Request *r = find_request(*self, *request, fn, &err);
+  if (!r)
+    return err;
+  if (!r->complete) {
+    self->pe.yield(); // let the other ranks of this PE make the progress being polled for
+    if (!r->complete) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return finish(*self, request, *r, status, fn, true);
+}
+AMPI_PMPI_ALIAS(MPI_Test)
+
+extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  static constexpr const char *fn = "MPI_Request_get_status";
+  Rank *self = enter(fn);
+  if (!flag)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
+  if (request == MPI_REQUEST_NULL) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int err = MPI_SUCCESS;
+  p2p::Request *r = find_request(*self, request, fn, &err);
+  if (!r)
+    return err;
+  if (!r->complete)
+    self->pe.yield();
+  *flag = r->complete;
+  if (r->complete)
+    fill_status(status, *r);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Request_get_status)
+
+namespace {
+
+// Resolves an array of handles; MPI_REQUEST_NULL entries become nullptr.
+int resolve_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Request *> &out,
+                const char *fn) {
+  if (count < 0)
+    return raise(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "count=%d is negative", count);
+  if (count > 0 && !reqs)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "array_of_requests=NULL");
+  out.resize(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] == MPI_REQUEST_NULL) {
+      out[i] = nullptr;
+      continue;
+    }
+    out[i] = self.requests.find(reqs[i]);
+    if (!out[i])
+      return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn,
+                   "array_of_requests[%d]=0x%x is not a valid request", i,
+                   static_cast<unsigned>(reqs[i]));
+  }
+  return MPI_SUCCESS;
+}
+
+MPI_Status *status_at(MPI_Status *statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// Completes every request; MPI_ERR_IN_STATUS when one failed.
+int finish_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Request *> &rs,
+               MPI_Status *statuses, const char *fn) {
+  int failed = 0;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  for (int i = 0; i < count; ++i) {
+    if (!rs[i]) {
+      empty_status(status_at(statuses, i));
+      continue;
+    }
+    if (rs[i]->status_error != MPI_SUCCESS) {
+      ++failed;
+      comm = rs[i]->comm;
+    }
+    finish(self, &reqs[i], *rs[i], status_at(statuses, i), fn, false);
+  }
+  if (failed)
+    return raise(comm, MPI_ERR_IN_STATUS, fn,
+                 "%d request(s) failed (e.g. a message larger than its receive buffer); see the "
+                 "statuses",
+                 failed);
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
+                            MPI_Status array_of_statuses[]) {
+  static constexpr const char *fn = "MPI_Waitall";
+  Rank *self = enter(fn);
+  std::vector<p2p::Request *> rs;
+  if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS)
+    return e;
+  for (p2p::Request *r : rs)
+    if (r)
+      p2p::wait(*r, fn);
+  return finish_all(*self, count, array_of_requests, rs, array_of_statuses, fn);
+}
+AMPI_PMPI_ALIAS(MPI_Waitall)
+
+extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                            MPI_Status array_of_statuses[]) {
+  static constexpr const char *fn = "MPI_Testall";
+  Rank *self = enter(fn);
+  if (!flag)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
+  std::vector<p2p::Request *> rs;
+  if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS)
+    return e;
+  auto all_done = [&] {
+    for (p2p::Request *r : rs)
+      if (r && !r->complete)
+        return false;
+    return true;
+  };
+  if (!all_done()) {
+    self->pe.yield();
+    if (!all_done()) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return finish_all(*self, count, array_of_requests, rs, array_of_statuses, fn);
+}
+AMPI_PMPI_ALIAS(MPI_Testall)
+
+namespace {
+
+// Waitany and Testany: the first completed request, or MPI_UNDEFINED when none is active.
+int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
+               bool blocking, const char *fn) {
+  Rank *self = enter(fn);
+  if (!index || (!blocking && !flag))
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "index or flag is NULL");
+  std::vector<p2p::Request *> rs;
+  if (int e = resolve_all(*self, count, reqs, rs, fn); e != MPI_SUCCESS)
+    return e;
+  bool yielded = false;
+  for (;;) {
+    bool active = false;
+    for (int i = 0; i < count; ++i) {
+      if (!rs[i])
+        continue;
+      active = true;
+      if (rs[i]->complete) {
+        *index = i;
+        if (flag)
+          *flag = 1;
+        return finish(*self, &reqs[i], *rs[i], status, fn, true);
+      }
+    }
+    if (!active) {
+      *index = MPI_UNDEFINED;
+      if (flag)
+        *flag = 1;
+      empty_status(status);
+      return MPI_SUCCESS;
+    }
+    if (!blocking) {
+      if (yielded) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+      }
+      self->pe.yield();
+      yielded = true;
+    } else {
+      self->pe.block(fn);
+    }
+  }
+}
+
+// Waitsome and Testsome.
+int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                MPI_Status statuses[], bool blocking, const char *fn) {
+  Rank *self = enter(fn);
+  if (!outcount || (incount > 0 && !indices))
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "outcount or array_of_indices is NULL");
+  std::vector<p2p::Request *> rs;
+  if (int e = resolve_all(*self, incount, reqs, rs, fn); e != MPI_SUCCESS)
+    return e;
+  bool yielded = false;
+  for (;;) {
+    bool active = false;
+    int n = 0;
+    for (int i = 0; i < incount; ++i) {
+      if (!rs[i])
+        continue;
+      active = true;
+      if (rs[i]->complete)
+        indices[n++] = i;
+    }
+    if (!active) {
+      *outcount = MPI_UNDEFINED;
+      return MPI_SUCCESS;
+    }
+    if (n > 0 || (!blocking && yielded)) {
+      *outcount = n;
+      int failed = 0;
+      MPI_Comm comm = MPI_COMM_WORLD;
+      for (int k = 0; k < n; ++k) {
+        p2p::Request &r = *rs[indices[k]];
+        if (r.status_error != MPI_SUCCESS) {
+          ++failed;
+          comm = r.comm;
+        }
+        finish(*self, &reqs[indices[k]], r, status_at(statuses, k), fn, false);
+      }
+      if (failed)
+        return raise(comm, MPI_ERR_IN_STATUS, fn, "%d request(s) failed; see the statuses",
+                     failed);
+      return MPI_SUCCESS;
+    }
+    if (blocking) {
+      self->pe.block(fn);
+    } else {
+      self->pe.yield();
+      yielded = true;
+    }
+  }
+}
+
+} // namespace
+
+extern "C" int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
+                            MPI_Status *status) {
+  return any_common(count, array_of_requests, index, nullptr, status, true, "MPI_Waitany");
+}
+AMPI_PMPI_ALIAS(MPI_Waitany)
+
+extern "C" int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                            MPI_Status *status) {
+  return any_common(count, array_of_requests, index, flag, status, false, "MPI_Testany");
+}
+AMPI_PMPI_ALIAS(MPI_Testany)
+
+extern "C" int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                             int array_of_indices[], MPI_Status array_of_statuses[]) {
+  return some_common(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
+                     true, "MPI_Waitsome");
+}
+AMPI_PMPI_ALIAS(MPI_Waitsome)
+
+extern "C" int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                             int array_of_indices[], MPI_Status array_of_statuses[]) {
+  return some_common(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
+                     false, "MPI_Testsome");
+}
+AMPI_PMPI_ALIAS(MPI_Testsome)
+
+extern "C" int PMPI_Request_free(MPI_Request *request) {
+  static constexpr const char *fn = "MPI_Request_free";
+  Rank *self = enter(fn);
+  if (!request)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
+  int err = MPI_SUCCESS;
+  p2p::Request *r = find_request(*self, *request, fn, &err);
+  if (!r)
+    return err;
+  if (r->complete)
+    self->requests.release(*r);
+  else
+    r->freed = true; // released when it completes
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Request_free)
+
+extern "C" int PMPI_Cancel(MPI_Request *request) {
+  static constexpr const char *fn = "MPI_Cancel";
+  Rank *self = enter(fn);
+  if (!request)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
+  int err = MPI_SUCCESS;
+  p2p::Request *r = find_request(*self, *request, fn, &err);
+  if (!r)
+    return err;
+  p2p::cancel(*r); // a request that already matched simply completes normally
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Cancel)
+
+extern "C" int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
+  if (!status || !flag)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test_cancelled", "status or flag is NULL");
+  *flag = status->ampi_cancelled;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Test_cancelled)
+
+namespace {
+
+int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
+                 MPI_Status *status) {
+  Rank *self = enter(fn);
+  int err = MPI_SUCCESS;
+  comm::Comm *c = find_comm(*self, comm, fn, &err);
+  if (!c)
+    return err;
+  if (!(source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size())))
+    return raise(comm, MPI_ERR_RANK, fn, "source=%d is not a rank of %s (size %d)", source,
+                 comm_label(*c), c->size());
+  if (!(tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb)))
+    return raise(comm, MPI_ERR_TAG, fn, "tag=%d is not in [0, %d] or MPI_ANY_TAG", tag, kTagUb);
+  if (source == MPI_PROC_NULL) {
+    if (flag)
+      *flag = 1;
+    proc_null_status(status);
+    return MPI_SUCCESS;
+  }
+  const p2p::Message *m;
+  if (flag) {
+    m = p2p::iprobe(c->context, source, tag);
+    if (!m) {
+      self->pe.yield();
+      m = p2p::iprobe(c->context, source, tag);
+    }
+    *flag = m != nullptr;
+    if (!m)
+      return MPI_SUCCESS;
+  } else {
+    m = &p2p::probe(c->context, source, tag, fn);
+  }
+  if (status != MPI_STATUS_IGNORE) {
+    status->MPI_SOURCE = m->envelope.source;
+    status->MPI_TAG = m->envelope.tag;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status->ampi_cancelled = 0;
+    status->ampi_count = static_cast<MPI_Count>(m->bytes);
+  }
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  return probe_common("MPI_Probe", source, tag, comm, nullptr, status);
+}
+AMPI_PMPI_ALIAS(MPI_Probe)
+
+extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+  if (!flag)
+    return raise(comm, MPI_ERR_ARG, "MPI_Iprobe", "flag=NULL");
+  return probe_common("MPI_Iprobe", source, tag, comm, flag, status);
+}
+AMPI_PMPI_ALIAS(MPI_Iprobe)
+
+extern "C" int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+  static constexpr const char *fn = "MPI_Get_count";
+  if (!status || !count)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "status or count is NULL");
+  int err = MPI_SUCCESS;
+  const std::size_t extent = element_extent(datatype, MPI_COMM_WORLD, fn, &err);
+  if (!extent)
+    return err;
+  const auto bytes = static_cast<std::size_t>(status->ampi_count);
+  *count = bytes % extent ? MPI_UNDEFINED : static_cast<int>(bytes / extent);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Get_count)
+
+extern "C" int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
+                                   MPI_Count *count) {
+  static constexpr const char *fn = "MPI_Get_elements_x";
+  if (!status || !count)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "status or count is NULL");
+  int err = MPI_SUCCESS;
+  const std::size_t extent = element_extent(datatype, MPI_COMM_WORLD, fn, &err);
+  if (!extent)
+    return err;
+  const auto bytes = static_cast<std::size_t>(status->ampi_count);
+  *count = bytes % extent ? MPI_UNDEFINED : static_cast<MPI_Count>(bytes / extent);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Get_elements_x)
+
+extern "C" int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+  MPI_Count c = 0;
+  if (!count)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_elements", "count=NULL");
+  int e = PMPI_Get_elements_x(status, datatype, &c);
+  if (e == MPI_SUCCESS)
+    *count = static_cast<int>(c);
+  return e;
+}
+AMPI_PMPI_ALIAS(MPI_Get_elements)
+
+extern "C" int PMPI_Buffer_attach(void *buffer, int size) {
+  static constexpr const char *fn = "MPI_Buffer_attach";
+  Rank *self = enter(fn);
+  if (size < 0 || (!buffer && size > 0))
+    return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn, "buffer=%p size=%d", buffer, size);
+  if (self->bsend.base)
+    return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn,
+                 "a buffer is already attached; detach it first");
+  self->bsend.base = static_cast<std::byte *>(buffer);
+  self->bsend.size = static_cast<std::size_t>(size);
+  self->bsend.used.clear();
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Buffer_attach)
+
+extern "C" int PMPI_Buffer_detach(void *buffer_addr, int *size) {
+  static constexpr const char *fn = "MPI_Buffer_detach";
+  Rank *self = enter(fn);
+  if (!buffer_addr || !size)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "buffer_addr or size is NULL");
+  p2p::drain_bsend(fn);
+  *static_cast<void **>(buffer_addr) = self->bsend.base;
+  *size = static_cast<int>(self->bsend.size);
+  self->bsend = {};
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Buffer_detach)

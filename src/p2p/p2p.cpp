@@ -1,0 +1,188 @@
+// src/p2p/p2p.cpp — same-PE delivery: sends meet posted receives or wait as unexpected messages,
+// receives meet unexpected messages or wait as posted receives (see p2p.hpp).
+#include "p2p/p2p.hpp"
+
+#include "ranks/pe.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ampi::p2p {
+
+namespace {
+
+// Copies a message into a matched receive and fills in its status.
+void deliver(Request &rreq, const void *data, std::size_t bytes, int source, int tag) {
+  std::size_t n = bytes;
+  rreq.status_error = MPI_SUCCESS;
+  if (bytes > rreq.capacity) {
+    n = rreq.capacity;
+    rreq.status_error = MPI_ERR_TRUNCATE;
+  }
+  if (n)
+    std::memcpy(rreq.recv_buf, data, n);
+  rreq.status_source = source;
+  rreq.status_tag = tag;
+  rreq.status_bytes = n;
+}
+
+} // namespace
+
+void complete(Request &req) {
+  req.complete = true;
+  if (req.on_complete)
+    req.on_complete(req);
+  if (req.freed && !req.persistent) {
+    req.owner->requests.release(req);
+    return;
+  }
+  req.owner->pe.wake(*req.owner);
+}
+
+void start_send(Request &req, const Route &route, const void *buf, std::size_t bytes, Mode mode) {
+  Pe &pe = req.owner->pe;
+  req.kind = Kind::Send;
+  req.complete = false;
+  req.cancelled = false;
+  req.send_buf = buf;
+  req.bytes = bytes;
+  req.unmatched = nullptr;
+  req.status_error = MPI_SUCCESS;
+  req.status_bytes = bytes;
+  Rank *dst = pe.local(route.dest_world);
+  req.peer = dst;
+  const matching::Envelope env{route.context, route.source, route.tag};
+
+  if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
+    auto &rreq = static_cast<Request &>(*posted);
+    deliver(rreq, buf, bytes, route.source, route.tag);
+    complete(rreq);
+    complete(req);
+    return;
+  }
+
+  Message &m = pe.messages().get();
+  m.envelope = env;
+  m.bytes = bytes;
+  if (mode != Mode::Synchronous && bytes <= pe.config().eager_limit) {
+    if (bytes <= Message::kInlineBytes) {
+      m.data = m.inline_data;
+    } else {
+      m.heap = std::make_unique_for_overwrite<std::byte[]>(bytes);
+      m.data = m.heap.get();
+    }
+    if (bytes)
+      std::memcpy(m.data, buf, bytes);
+    m.send_request = nullptr;
+    dst->matching.add_unexpected(m);
+    complete(req);
+  } else {
+    m.data = nullptr;
+    m.send_request = &req;
+    req.unmatched = &m;
+    dst->matching.add_unexpected(m);
+  }
+  if (dst->probing)
+    pe.wake(*dst);
+}
+
+void start_recv(Request &req, std::uint32_t context, int source, int tag, void *buf,
+                std::size_t capacity) {
+  Rank &self = *req.owner;
+  req.kind = Kind::Recv;
+  req.complete = false;
+  req.cancelled = false;
+  req.recv_buf = buf;
+  req.capacity = capacity;
+  req.pattern = {context, source, tag};
+
+  if (matching::UnexpectedMessage *um = self.matching.take_unexpected(req.pattern)) {
+    auto &m = static_cast<Message &>(*um);
+    if (Request *sreq = m.send_request) {
+      sreq->unmatched = nullptr;
+      deliver(req, sreq->send_buf, m.bytes, m.envelope.source, m.envelope.tag);
+      complete(*sreq);
+    } else {
+      deliver(req, m.data, m.bytes, m.envelope.source, m.envelope.tag);
+    }
+    self.pe.messages().put(m);
+    req.complete = true; // the caller is running: no wake-up needed
+    if (req.on_complete)
+      req.on_complete(req);
+    return;
+  }
+  self.matching.add_posted(req);
+}
+
+void wait(Request &req, const char *call) {
+  if (req.complete)
+    return;
+  Rank &self = *req.owner;
+  if (req.kind == Kind::Recv) {
+    self.blocked_context = req.pattern.context;
+    self.blocked_source = req.pattern.source;
+    self.blocked_tag = req.pattern.tag;
+  } else {
+    self.blocked_context = req.unmatched ? req.unmatched->envelope.context : 0;
+    self.blocked_source = req.peer ? req.peer->world_rank : MPI_ANY_SOURCE;
+    self.blocked_tag = req.unmatched ? req.unmatched->envelope.tag : MPI_ANY_TAG;
+  }
+  while (!req.complete)
+    self.pe.block(call);
+  self.blocked_source = MPI_ANY_SOURCE;
+  self.blocked_tag = MPI_ANY_TAG;
+}
+
+bool cancel(Request &req) {
+  if (req.complete)
+    return false;
+  if (req.kind == Kind::Recv) {
+    if (!req.owner->matching.remove_posted(req))
+      return false;
+  } else {
+    Message *m = req.unmatched;
+    if (!m || !req.peer->matching.remove_unexpected(*m))
+      return false;
+    req.unmatched = nullptr;
+    req.owner->pe.messages().put(*m);
+  }
+  req.cancelled = true;
+  req.status_bytes = 0;
+  complete(req);
+  return true;
+}
+
+const Message *iprobe(std::uint32_t context, int source, int tag) {
+  Rank &self = Pe::get().current();
+  return static_cast<const Message *>(self.matching.peek_unexpected({context, source, tag}));
+}
+
+const Message &probe(std::uint32_t context, int source, int tag, const char *call) {
+  Rank &self = Pe::get().current();
+  for (;;) {
+    if (const Message *m = iprobe(context, source, tag))
+      return *m;
+    self.blocked_context = context;
+    self.blocked_source = source;
+    self.blocked_tag = tag;
+    self.probing = true;
+    self.pe.block(call);
+    self.probing = false;
+  }
+}
+
+void send(const Route &route, const void *buf, std::size_t bytes) {
+  Request req;
+  req.owner = &Pe::get().current();
+  start_send(req, route, buf, bytes, Mode::Standard);
+  wait(req, "MPI_Send");
+}
+
+void recv(std::uint32_t context, int source, int tag, void *buf, std::size_t capacity) {
+  Request req;
+  req.owner = &Pe::get().current();
+  start_recv(req, context, source, tag, buf, capacity);
+  wait(req, "MPI_Recv");
+}
+
+} // namespace ampi::p2p

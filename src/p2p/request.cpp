@@ -1,0 +1,61 @@
+// src/p2p/request.cpp — the pools behind Requests and Messages, and the request handle table.
+#include "p2p/request.hpp"
+
+namespace ampi::p2p {
+
+Message &MessagePool::get() {
+  if (Message *m = free_) {
+    free_ = m->next_free;
+    return *m;
+  }
+  all_.push_back(std::make_unique<Message>());
+  return *all_.back();
+}
+
+void MessagePool::put(Message &m) noexcept {
+  m.heap.reset();
+  m.data = nullptr;
+  m.send_request = nullptr;
+  m.next_free = free_;
+  free_ = &m;
+}
+
+MessagePool::~MessagePool() = default;
+
+Request &RequestTable::create(Rank &owner) {
+  Request *r;
+  if (!free_requests_.empty()) {
+    r = free_requests_.back();
+    free_requests_.pop_back();
+    *r = Request{};
+  } else {
+    pool_.push_back(std::make_unique<Request>());
+    r = pool_.back().get();
+  }
+  unsigned slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<unsigned>(slots_.size());
+    slots_.push_back(nullptr);
+  }
+  slots_[slot] = r;
+  r->owner = &owner;
+  r->handle = static_cast<MPI_Request>(static_cast<unsigned>(kKind) | slot);
+  return *r;
+}
+
+void RequestTable::release(Request &r) noexcept {
+  const unsigned slot = static_cast<unsigned>(r.handle) ^ static_cast<unsigned>(kKind);
+  if (slot < slots_.size() && slots_[slot] == &r) {
+    slots_[slot] = nullptr;
+    free_slots_.push_back(slot);
+  }
+  r.handle = MPI_REQUEST_NULL;
+  free_requests_.push_back(&r);
+}
+
+RequestTable::~RequestTable() = default;
+
+} // namespace ampi::p2p

@@ -1,0 +1,113 @@
+// src/p2p/request.hpp — what a point-to-point operation is while it is in flight: the Request a
+// rank waits on (send or receive; a receive is also an entry of the matching engine's posted
+// queue), the Message that waits in a receiver's unexpected queue, and the per-rank table that maps
+// MPI_Request handles to Requests.
+#pragma once
+
+#include "matching/engine.hpp"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ampi {
+class Rank;
+}
+
+namespace ampi::p2p {
+
+enum class Mode : unsigned char { Standard, Synchronous, Buffered, Ready };
+enum class Kind : unsigned char { Send, Recv };
+
+struct Message;
+
+struct Request : matching::PostedReceive {
+  Kind kind = Kind::Send;
+  bool complete = false;
+  bool cancelled = false;
+  bool freed = false;      // MPI_Request_free'd while active: released on completion
+  bool persistent = false; // MPI_Send_init / MPI_Recv_init: survives completion
+  Rank *owner = nullptr;
+  int handle = MPI_REQUEST_NULL;
+
+  // The outcome, as MPI_Status reports it.
+  int status_source = MPI_ANY_SOURCE;
+  int status_tag = MPI_ANY_TAG;
+  int status_error = MPI_SUCCESS;
+  std::size_t status_bytes = 0;
+
+  // Receive: where the data goes.
+  void *recv_buf = nullptr;
+  std::size_t capacity = 0;
+  // Send: where the data comes from, and the message that stands for it at the receiver while a
+  // rendezvous or synchronous send is unmatched.
+  const void *send_buf = nullptr;
+  std::size_t bytes = 0;
+  Message *unmatched = nullptr;
+  Rank *peer = nullptr; // send: the destination rank (local)
+
+  // Called once when the request completes (buffered sends give back their buffer space).
+  void (*on_complete)(Request &) = nullptr;
+  void *on_complete_arg = nullptr;
+
+  // Persistent requests remember how to restart.
+  Mode mode = Mode::Standard;
+  int peer_comm_rank = MPI_PROC_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int tag = 0;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+};
+
+// A message that arrived before its receive was posted.
+struct Message : matching::UnexpectedMessage {
+  static constexpr std::size_t kInlineBytes = 256;
+
+  std::size_t bytes = 0;
+  // Rendezvous or synchronous: the sender's request, whose buffer still holds the data.
+  Request *send_request = nullptr;
+  // Eager: the payload, inline or on the heap.
+  std::byte *data = nullptr;
+  std::unique_ptr<std::byte[]> heap;
+  Message *next_free = nullptr;
+  alignas(16) std::byte inline_data[kInlineBytes];
+};
+
+// Recycles Message objects (one pool per PE: a sender allocates, the receiver frees).
+class MessagePool {
+public:
+  Message &get();
+  void put(Message &m) noexcept;
+  ~MessagePool();
+
+private:
+  Message *free_ = nullptr;
+  std::vector<std::unique_ptr<Message>> all_;
+};
+
+// Maps a rank's MPI_Request handles (0x6c000000 | slot) to its live Requests.
+class RequestTable {
+public:
+  static constexpr int kKind = 0x6c000000;
+  // A new request with a handle.
+  Request &create(Rank &owner);
+  // The request behind a handle, or nullptr for a handle that is not live.
+  Request *find(MPI_Request h) const noexcept {
+    const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
+    return slot < slots_.size() ? slots_[slot] : nullptr;
+  }
+  void release(Request &r) noexcept;
+  std::size_t live() const noexcept { return slots_.size() - free_slots_.size(); }
+  ~RequestTable();
+
+private:
+  std::vector<Request *> slots_;
+  std::vector<unsigned> free_slots_;
+  std::vector<std::unique_ptr<Request>> pool_;
+  std::vector<Request *> free_requests_;
+};
+
+} // namespace ampi::p2p

@@ -1,0 +1,215 @@
+// src/ranks/pe.cpp — the PE: creating the ranks, the scheduling loop, the deadlock report and the
+// stack-overflow report (see pe.hpp).
+#include "ranks/pe.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace ampi {
+
+thread_local Pe *Pe::current_ = nullptr;
+
+namespace {
+
+std::size_t parse_size(const char *name, const char *text, std::size_t fallback) {
+  if (!text || !*text)
+    return fallback;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  std::size_t mult = 1;
+  if (end && *end) {
+    switch (*end) {
+    case 'k': case 'K': mult = std::size_t{1} << 10; break;
+    case 'm': case 'M': mult = std::size_t{1} << 20; break;
+    case 'g': case 'G': mult = std::size_t{1} << 30; break;
+    default: end = nullptr;
+    }
+    if (end && end[1] != '\0' && !(end[1] == 'B' || end[1] == 'b' || end[1] == 'i'))
+      end = nullptr;
+  }
+  if (errno || !end || end == text) {
+    std::fprintf(stderr, "ampi: ignoring %s=%s: not a size (e.g. 65536, 256K, 8M)\n", name, text);
+    return fallback;
+  }
+  return static_cast<std::size_t>(v) * mult;
+}
+
+// Reports a fault in a rank's guard page as a stack overflow, then lets the signal kill us.
+void segv_handler(int sig, siginfo_t *info, void *) {
+  if (Pe *pe = Pe::get_if()) {
+    const std::size_t page = ranks::StackAllocator::page_size();
+    for (int w = pe->config().first_rank;
+         w < pe->config().first_rank + pe->config().local_ranks; ++w) {
+      Rank *r = pe->local(w);
+      auto low = reinterpret_cast<std::uintptr_t>(r->task.stack_low());
+      auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+      if (addr >= low && addr < low + page) {
+        char msg[200];
+        int n = std::snprintf(msg, sizeof msg,
+                              "ampi: rank %d overflowed its stack (%zu bytes); raise it with "
+                              "ampirun --stack-size or AMPI_STACK_SIZE\n",
+                              w, r->task.stack_size() - page);
+        if (n > 0)
+          (void)!::write(2, msg, static_cast<std::size_t>(n));
+        break;
+      }
+    }
+  }
+  ::signal(sig, SIG_DFL);
+}
+
+void install_overflow_report() {
+  static thread_local std::byte altstack[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = altstack;
+  ss.ss_size = sizeof altstack;
+  ::sigaltstack(&ss, nullptr);
+  struct sigaction sa{};
+  sa.sa_sigaction = segv_handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old{};
+  ::sigaction(SIGSEGV, nullptr, &old);
+  if (old.sa_handler == SIG_DFL) // do not displace a debugger's or sanitizer's handler
+    ::sigaction(SIGSEGV, &sa, nullptr);
+}
+
+} // namespace
+
+PeConfig PeConfig::from_environment(int default_vp) {
+  PeConfig c;
+  c.world_size = default_vp;
+  if (const char *vp = std::getenv("AMPI_VP"); vp && *vp) {
+    char *end = nullptr;
+    long v = std::strtol(vp, &end, 10);
+    if (*end || v < 1 || v > (1 << 22)) {
+      std::fprintf(stderr, "ampi: AMPI_VP=%s is not a rank count (1 or more)\n", vp);
+      std::exit(2);
+    }
+    c.world_size = static_cast<int>(v);
+  }
+  c.local_ranks = c.world_size;
+  c.stack_size = parse_size("AMPI_STACK_SIZE", std::getenv("AMPI_STACK_SIZE"), c.stack_size);
+  if (c.stack_size < 16 * 1024) {
+    std::fprintf(stderr, "ampi: AMPI_STACK_SIZE below 16K is too small; using 16K\n");
+    c.stack_size = 16 * 1024;
+  }
+  c.eager_limit = parse_size("AMPI_EAGER_LIMIT", std::getenv("AMPI_EAGER_LIMIT"), c.eager_limit);
+  return c;
+}
+
+Pe::Pe(const PeConfig &config, MainFn user_main, std::vector<std::string> args, char **envp)
+    : config_(config), user_main_(user_main), args_(std::move(args)), envp_(envp) {
+  current_ = this;
+  world_group_ = comm::Group::range(0, config_.world_size);
+  auto self_group_of = [](int w) { return comm::Group::list({w}); };
+  ranks_.reserve(static_cast<std::size_t>(config_.local_ranks));
+  for (int i = 0; i < config_.local_ranks; ++i) {
+    const int w = config_.first_rank + i;
+    auto rank = std::make_unique<Rank>(*this, w, config_.stack_size,
+                                       [this](Rank &self) { run_rank(self); });
+    Rank *r = rank.get();
+
+    auto world = std::make_unique<comm::Comm>();
+    world->context = 0;
+    world->rank = w;
+    world->group = world_group_;
+    world->name = "MPI_COMM_WORLD";
+    r->comms.add(std::move(world));
+    auto self = std::make_unique<comm::Comm>();
+    self->context = 2;
+    self->rank = 0;
+    self->group = self_group_of(w);
+    self->name = "MPI_COMM_SELF";
+    r->comms.add(std::move(self));
+    ranks_.push_back(std::move(rank));
+  }
+  for (auto &r : ranks_)
+    scheduler_.spawn(r->task);
+  live_ranks_ = config_.local_ranks;
+  install_overflow_report();
+}
+
+Pe::~Pe() {
+  for (auto &r : ranks_)
+    if (!r->task.finished_normally())
+      r->task.abandon();
+  current_ = nullptr;
+}
+
+void Pe::run_rank(Rank &r) {
+  // Each rank gets its own argv (programs and getopt may permute or modify it).
+  std::vector<std::string> args = args_;
+  std::vector<char *> argv;
+  argv.reserve(args.size() + 1);
+  for (auto &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  r.exit_code = user_main_(static_cast<int>(args.size()), argv.data(), envp_);
+}
+
+int Pe::run() {
+  int status = 0;
+  while (live_ranks_ > 0) {
+    ranks::Task *last = scheduler_.run_one();
+    if (!last)
+      report_deadlock();
+    // A task that just ended (finished tasks are never queued again, so each is seen here once):
+    // count it and keep the first failure.
+    if (last->finished()) {
+      --live_ranks_;
+      Rank *r = static_cast<Rank *>(last->owner);
+      if (status == 0 && r->exit_code != 0)
+        status = r->exit_code;
+    }
+  }
+  std::fflush(nullptr);
+  return status;
+}
+
+void Pe::block(const char *call) noexcept {
+  Rank &r = current();
+  r.blocked_in = call;
+  scheduler_.block();
+  r.blocked_in = nullptr;
+}
+
+void Pe::exit_current(int code) noexcept {
+  current().exit_code = code;
+  scheduler_.finish_current();
+}
+
+void Pe::abort_job(int code) noexcept {
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
+void Pe::report_deadlock() {
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "ampi: deadlock: every rank of this process is blocked and no message is in flight\n");
+  for (auto &r : ranks_) {
+    if (r->task.finished()) {
+      std::fprintf(stderr, "  rank %d: finished (exit status %d)\n", r->world_rank, r->exit_code);
+      continue;
+    }
+    std::fprintf(stderr, "  rank %d: blocked in %s", r->world_rank,
+                 r->blocked_in ? r->blocked_in : "(unknown call)");
+    if (r->blocked_source != MPI_ANY_SOURCE || r->blocked_tag != MPI_ANY_TAG) {
+      std::fprintf(stderr, " (peer=%d, tag=%d, context=%" PRIu32 ")", r->blocked_source,
+                   r->blocked_tag, r->blocked_context);
+    }
+    std::fprintf(stderr, ", %zu posted receive(s), %zu unexpected message(s)\n",
+                 r->matching.posted_count(), r->matching.unexpected_count());
+  }
+  abort_job(1);
+}
+
+} // namespace ampi

@@ -1,0 +1,12 @@
+// src/ranks/rank.cpp — a virtual rank's construction (see rank.hpp).
+#include "ranks/rank.hpp"
+
+namespace ampi {
+
+Rank::Rank(Pe &pe_, int world_rank_, std::size_t stack_size, std::function<void(Rank &)> body)
+    : pe(pe_), world_rank(world_rank_),
+      task(stack_size, [this, body = std::move(body)] { body(*this); }) {
+  task.owner = this;
+}
+
+} // namespace ampi

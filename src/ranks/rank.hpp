@@ -1,0 +1,63 @@
+// src/ranks/rank.hpp — one virtual MPI rank: the user-level thread that runs the program's main,
+// and the MPI state that belongs to this rank alone (its matching queues, requests,
+// communicators, groups, error handlers, attached send buffer, life-cycle flags).
+#pragma once
+
+#include "comm/comm.hpp"
+#include "matching/engine.hpp"
+#include "p2p/request.hpp"
+#include "ranks/task.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ampi {
+
+class Pe;
+
+// MPI_Buffer_attach's buffer and the buffered sends that hold parts of it.
+struct BsendBuffer {
+  std::byte *base = nullptr;
+  std::size_t size = 0;
+  struct Block {
+    std::size_t offset, size;
+  };
+  std::vector<Block> used; // sorted by offset
+};
+
+struct UserErrhandler {
+  MPI_Comm_errhandler_function *fn = nullptr;
+  int refs = 0;
+};
+
+class Rank {
+public:
+  Rank(Pe &pe, int world_rank, std::size_t stack_size, std::function<void(Rank &)> body);
+
+  Pe &pe;
+  const int world_rank;
+  ranks::Task task;
+  matching::Engine matching;
+  p2p::RequestTable requests;
+  comm::CommTable comms;
+  comm::GroupTable groups;
+  std::vector<UserErrhandler> errhandlers; // handle 0x54000000 | (index + 2)
+  BsendBuffer bsend;
+  std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
+
+  bool initialized = false;
+  bool finalized = false;
+  bool probing = false; // blocked in MPI_Probe: new unexpected messages wake it
+  int exit_code = 0;
+  // The MPI call the rank is blocked in, for the deadlock report.
+  const char *blocked_in = nullptr;
+  std::uint32_t blocked_context = 0;
+  int blocked_source = MPI_ANY_SOURCE;
+  int blocked_tag = MPI_ANY_TAG;
+};
+
+} // namespace ampi
