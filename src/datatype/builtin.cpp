@@ -18,17 +18,13 @@ template <class T> constexpr std::size_t data_size() {
 #define AMPI_BUILTIN_TYPE(name, index, ctype, category)                                           \
   {#name, data_size<ctype>(), sizeof(ctype), Category::category},
 constexpr Builtin kNone{nullptr, 0, 0, Category::None};
-const Builtin kTable[kBuiltinCount] = {
+
+} // namespace
+
+const Builtin kBuiltinTable[kBuiltinCount] = {
     kNone,
 #include "datatype/builtin_types.def"
 };
 #undef AMPI_BUILTIN_TYPE
-
-} // namespace
-
-const Builtin *builtin(MPI_Datatype t) noexcept {
-  const unsigned i = static_cast<unsigned>(t) ^ static_cast<unsigned>(kBuiltinKind);
-  return i >= 1 && i < static_cast<unsigned>(kBuiltinCount) ? &kTable[i] : nullptr;
-}
 
 } // namespace ampi::datatype

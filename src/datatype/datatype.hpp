@@ -32,8 +32,13 @@ struct Builtin {
 inline constexpr int kBuiltinKind = 0x4c000000;
 inline constexpr int kBuiltinCount = 59; // indices 1..58
 
+extern const Builtin kBuiltinTable[kBuiltinCount];
+
 // The predefined type behind a handle, or nullptr.
-const Builtin *builtin(MPI_Datatype t) noexcept;
+inline const Builtin *builtin(MPI_Datatype t) noexcept {
+  const unsigned i = static_cast<unsigned>(t) ^ static_cast<unsigned>(kBuiltinKind);
+  return i >= 1 && i < static_cast<unsigned>(kBuiltinCount) ? &kBuiltinTable[i] : nullptr;
+}
 
 // inout[i] = in[i] op inout[i] for i < count.
 using ReduceFn = void (*)(const void *in, void *inout, std::size_t count);

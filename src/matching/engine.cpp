@@ -9,18 +9,26 @@
 namespace ampi::matching {
 
 Engine::Bucket *Engine::find_bucket(const Key &k) noexcept {
+  // Repeated traffic (ping-pong, halo exchanges) keeps using one key: skip the hash lookup.
+  if (last_bucket_ && last_key_ == k) return last_bucket_;
   auto it = buckets_.find(k);
-  return it == buckets_.end() ? nullptr : &it->second;
+  if (it == buckets_.end()) return nullptr;
+  last_key_ = k;
+  last_bucket_ = &it->second;
+  return last_bucket_;
 }
 
 Engine::Bucket &Engine::bucket_for(const Key &k) {
-  if (auto it = buckets_.find(k); it != buckets_.end()) return it->second;
+  if (Bucket *b = find_bucket(k)) return *b;
   // Sweep before creating, so the new (still empty) bucket cannot be swept.
   if (buckets_.size() >= 4 * (posted_count_ + unexpected_count_) + 1024) sweep_empty_buckets();
-  return buckets_.try_emplace(k).first->second;
+  last_key_ = k;
+  last_bucket_ = &buckets_.try_emplace(k).first->second;
+  return *last_bucket_;
 }
 
 void Engine::sweep_empty_buckets() noexcept {
+  last_bucket_ = nullptr;
   std::erase_if(buckets_, [](const auto &kv) {
     return kv.second.posted.empty() && kv.second.unexpected.empty();
   });

@@ -175,7 +175,9 @@ private:
   void unlink(UnexpectedMessage &m) noexcept;
   std::vector<const PostedReceive *> posted_in_order() const;
 
-  std::unordered_map<Key, Bucket, KeyHash> buckets_;
+  std::unordered_map<Key, Bucket, KeyHash> buckets_; // nodes never move: bucket pointers stay valid
+  Key last_key_{};                 // the most recently used bucket (nullptr after a sweep)
+  Bucket *last_bucket_ = nullptr;
   PostedList wildcard_posted_;
   ArrivalList arrival_;
   std::uint64_t next_seq_ = 0;

@@ -23,11 +23,23 @@ Rank *enter(const char *fn);
 // Like enter() but accepts calls before MPI_Init and after MPI_Finalize.
 Rank *enter_any(const char *fn);
 
+// Raise MPI_ERR_COMM / MPI_ERR_TYPE for a bad handle (the cold paths of the lookups below).
+comm::Comm *bad_comm(MPI_Comm h, const char *fn, int *err);
+std::size_t bad_type(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err);
+
 // The communicator behind `h` for the calling rank, or nullptr after raising MPI_ERR_COMM.
-comm::Comm *find_comm(Rank &self, MPI_Comm h, const char *fn, int *err);
+inline comm::Comm *find_comm(Rank &self, MPI_Comm h, const char *fn, int *err) {
+  if (comm::Comm *c = self.comms.find(h)) [[likely]]
+    return c;
+  return bad_comm(h, fn, err);
+}
 
 // Bytes one element of `t` takes in a message; 0 after raising MPI_ERR_TYPE on `comm`.
-std::size_t element_extent(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err);
+inline std::size_t element_extent(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err) {
+  if (const datatype::Builtin *b = datatype::builtin(t)) [[likely]]
+    return b->extent;
+  return bad_type(t, comm, fn, err);
+}
 // The name of a communicator for messages ("MPI_COMM_WORLD", a user's name, or "comm 0x...").
 const char *comm_label(const comm::Comm &c);
 // The name of a datatype handle for messages.

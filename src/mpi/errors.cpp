@@ -157,18 +157,13 @@ Rank *enter(const char *fn) {
   return self;
 }
 
-comm::Comm *find_comm(Rank &self, MPI_Comm h, const char *fn, int *err) {
-  comm::Comm *c = self.comms.find(h);
-  if (!c) [[unlikely]] {
-    *err = raise(MPI_COMM_WORLD, MPI_ERR_COMM, fn, "%s",
-                 h == MPI_COMM_NULL ? "comm=MPI_COMM_NULL" : "comm is not a valid communicator");
-  }
-  return c;
+comm::Comm *bad_comm(MPI_Comm h, const char *fn, int *err) {
+  *err = raise(MPI_COMM_WORLD, MPI_ERR_COMM, fn, "%s",
+               h == MPI_COMM_NULL ? "comm=MPI_COMM_NULL" : "comm is not a valid communicator");
+  return nullptr;
 }
 
-std::size_t element_extent(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err) {
-  if (const datatype::Builtin *b = datatype::builtin(t)) [[likely]]
-    return b->extent;
+std::size_t bad_type(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err) {
   *err = raise(comm, MPI_ERR_TYPE, fn, "%s",
                t == MPI_DATATYPE_NULL ? "datatype=MPI_DATATYPE_NULL"
                                       : "datatype is not a valid (committed) datatype");

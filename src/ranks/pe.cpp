@@ -137,12 +137,7 @@ Pe::Pe(const PeConfig &config, MainFn user_main, std::vector<std::string> args, 
   install_overflow_report();
 }
 
-Pe::~Pe() {
-  for (auto &r : ranks_)
-    if (!r->task.finished_normally())
-      r->task.abandon();
-  current_ = nullptr;
-}
+Pe::~Pe() { current_ = nullptr; }
 
 void Pe::run_rank(Rank &r) {
   // Each rank gets its own argv (programs and getopt may permute or modify it).

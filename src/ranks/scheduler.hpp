@@ -1,6 +1,8 @@
-// src/ranks/scheduler.hpp — the per-PE cooperative scheduler: a FIFO of ready tasks, run one at a
-// time on the PE's OS thread. A task blocks (waits for an event someone else signals with
-// make_ready) or yields (stays runnable); the scheduler resumes the next ready task.
+// src/ranks/scheduler.hpp — the per-PE cooperative scheduler: a FIFO of ready tasks run one at a
+// time on the PE's OS thread. A task blocks (until someone calls make_ready on it) or yields
+// (stays runnable); either way control passes straight to the next ready task, with one context
+// switch. Control returns to the scheduler loop (run_one's caller) only when no task is ready or
+// a task has finished.
 #pragma once
 
 #include "ranks/task.hpp"
@@ -18,29 +20,44 @@ public:
       push(t);
     }
   }
-  // Queues a new task (state Ready).
-  void spawn(Task &t) noexcept { push(t); }
+  // Queues a new task.
+  void spawn(Task &t) noexcept {
+    t.scheduler_ = this;
+    push(t);
+  }
 
   // Called by the running task: suspend until make_ready() is called on it.
   void block() noexcept {
     current_->state_ = Task::State::Blocked;
-    current_->suspend();
+    switch_from(*current_);
   }
   // Called by the running task: let every other ready task run once, then continue.
   void yield() noexcept {
     current_->state_ = Task::State::Ready;
     push(*current_);
-    current_->suspend();
+    switch_from(*current_);
   }
-  // Called by the running task when it must never run again (exit() in a rank).
+  // Called by the running task when it must never run again (its body ended, or exit()).
   [[noreturn]] void finish_current() noexcept;
 
   Task *current() const noexcept { return current_; }
   bool has_ready() const noexcept { return head_ != nullptr; }
   std::uint64_t switches() const noexcept { return switches_; }
 
-  // Runs the next ready task until it suspends or ends and returns it; nullptr if none was ready.
+  // Scheduler loop: runs ready tasks until none is ready or one finishes. Returns the task that
+  // handed control back (check finished()), or nullptr if no task was ready.
   Task *run_one();
+
+  // What a context switch carries: where the switching context must be resumed from, and
+  // which task is being entered.
+  struct Arrival {
+    boost::context::detail::fcontext_t *resume_slot;
+    Task *target;
+  };
+  // Records the context that just switched to us (first thing after every switch).
+  static void arrived(boost::context::detail::transfer_t t) noexcept {
+    *static_cast<Arrival *>(t.data)->resume_slot = t.fctx;
+  }
 
 private:
   void push(Task &t) noexcept {
@@ -51,10 +68,24 @@ private:
       head_ = &t;
     tail_ = &t;
   }
+  Task *pop() noexcept {
+    Task *t = head_;
+    if (t) {
+      head_ = t->next_ready_;
+      if (!head_)
+        tail_ = nullptr;
+    }
+    return t;
+  }
+  // Leaves `self` for the next ready task, or for the scheduler loop if none is ready.
+  void switch_from(Task &self) noexcept;
+  void enter(Task &next, boost::context::detail::fcontext_t *resume_slot) noexcept;
 
   Task *head_ = nullptr;
   Task *tail_ = nullptr;
   Task *current_ = nullptr;
+  Task *returned_ = nullptr; // the task that handed control back to the loop
+  boost::context::detail::fcontext_t loop_context_ = nullptr;
   std::uint64_t switches_ = 0;
 };
 

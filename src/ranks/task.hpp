@@ -1,13 +1,13 @@
-// src/ranks/task.hpp — a user-level thread (Boost.Context fiber) that a Scheduler runs: the
-// execution half of a virtual rank. It knows nothing about MPI.
+// src/ranks/task.hpp — a user-level thread that a Scheduler runs: the execution half of a virtual
+// rank, on its own stack, switched with Boost.Context's fcontext primitives. It knows nothing
+// about MPI.
 #pragma once
 
 #include "ranks/stack.hpp"
 
-#include <boost/context/fiber.hpp>
+#include <boost/context/detail/fcontext.hpp>
 
 #include <functional>
-#include <utility>
 
 namespace ampi::ranks {
 
@@ -17,36 +17,35 @@ class Task {
 public:
   enum class State : unsigned char { Ready, Running, Blocked, Finished };
 
-  // `body` runs on the task's own stack the first time the scheduler resumes it.
+  // `body` runs on the task's own stack the first time the scheduler switches to it.
   Task(std::size_t stack_size, std::function<void()> body);
+  // Frees the stack. A task that never finished is dropped without unwinding its stack (as
+  // exit() drops a program's frames).
+  ~Task();
   Task(const Task &) = delete;
   Task &operator=(const Task &) = delete;
 
   State state() const noexcept { return state_; }
   bool finished() const noexcept { return state_ == State::Finished; }
-  // Ended by returning from its body (not by finishing from inside, as exit() in a rank does).
-  bool finished_normally() const noexcept { return finished() && !fiber_; }
-  // Lets go of a task that will never run again without unwinding its stack (destructors of
-  // the user's locals must not run after exit()). Its stack stays mapped until the process ends.
-  void abandon() noexcept;
-  // Lowest and highest address of the stack (guard page included), for fault reports.
-  const void *stack_low() const noexcept { return stack_low_; }
-  std::size_t stack_size() const noexcept { return stack_size_; }
+  // Lowest address of the stack (its guard page) and its size, for fault reports.
+  const void *stack_low() const noexcept {
+    return static_cast<char *>(stack_.sp) - stack_.size;
+  }
+  std::size_t stack_size() const noexcept { return stack_.size; }
 
-  void *owner = nullptr; // what this task runs for (the Rank), for its scheduler's users
+  void *owner = nullptr; // what this task runs for (the Rank), for the scheduler's users
 
 private:
   friend class Scheduler;
-  void resume();  // scheduler side: run until the task suspends or ends
-  void suspend(); // task side: back to the scheduler
+  static void entry(boost::context::detail::transfer_t t);
 
-  boost::context::fiber fiber_;
-  boost::context::fiber scheduler_;
+  boost::context::detail::fcontext_t context_ = nullptr; // where to resume it while suspended
+  Scheduler *scheduler_ = nullptr;
   std::function<void()> body_;
+  boost::context::stack_context stack_{};
+  StackAllocator allocator_;
   State state_ = State::Ready;
   Task *next_ready_ = nullptr;
-  const void *stack_low_ = nullptr;
-  std::size_t stack_size_ = 0;
 };
 
 } // namespace ampi::ranks
