@@ -666,7 +666,7 @@ public:
       if (sig == SIGCHLD)
         reap();
       else if (info.si_code != SI_KERNEL)
-        (void)0; // the terminal's signals already reached the process group
+        send_all(sig); // the terminal's signals already reached the process group
     }
     return status_.value_or(0);
   }

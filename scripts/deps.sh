@@ -1,0 +1,15 @@
+#!/bin/sh
+# scripts/deps.sh — installs the Debian 12 packages ampi needs to build and test (needs root or
+# sudo). Safe to re-run.
+set -eu
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+PKGS="cmake ninja-build g++ gcc make pkg-config binutils libboost-context-dev libgtest-dev googletest libucx-dev libpmix-dev"
+missing=
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
