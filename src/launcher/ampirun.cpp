@@ -68,8 +68,7 @@ public:
   Fd &operator=(const Fd &) = delete;
   Fd(Fd &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
   Fd &operator=(Fd &&other) noexcept {
-    if (this != &other)
-      reset(std::exchange(other.fd_, -1));
+    if (this != &other) reset(std::exchange(other.fd_, -1));
     return *this;
   }
   ~Fd() { reset(); }
@@ -77,8 +76,7 @@ public:
   int get() const { return fd_; }
   explicit operator bool() const { return fd_ >= 0; }
   void reset(int fd = -1) {
-    if (fd_ >= 0)
-      ::close(fd_);
+    if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
   }
 
@@ -140,8 +138,7 @@ void print_usage(std::FILE *out) {
       out);
 }
 
-// "-np", "4" / "-np=4" / ("+vp4" when `attached` is allowed): the option's value, or nothing when
-// `arg` is not this option.
+// Walks ampirun's own arguments; value_of() and flag() consume the option at the cursor.
 class ArgCursor {
 public:
   explicit ArgCursor(std::vector<std::string_view> args) : args_(std::move(args)) {}
@@ -149,10 +146,12 @@ public:
   bool done() const { return pos_ >= args_.size(); }
   std::string_view peek() const { return args_[pos_]; }
   void advance() { ++pos_; }
-  std::vector<std::string> rest() const { return {args_.begin() + pos_, args_.end()}; }
+  std::vector<std::string> rest() const {
+    return {args_.begin() + static_cast<std::ptrdiff_t>(pos_), args_.end()};
+  }
 
-  // When the current argument is one of `names` (exactly, or NAME=VALUE, or — for names in
-  // `attached_ok` — NAME immediately followed by the value), consume it and its value.
+  // When the current argument is one of `names` — "NAME VALUE", "NAME=VALUE" or, with
+  // `attached_ok`, "NAMEVALUE" (+vp4) — consumes it and returns the value; else returns nothing.
   std::optional<std::string> value_of(std::initializer_list<std::string_view> names,
                                       bool attached_ok = false) {
     std::string_view arg = peek();
@@ -203,8 +202,7 @@ int parse_count(std::string_view option, std::string_view text) {
     throw UsageError{what + ": not a number (expected a positive integer)"};
   if (ec == std::errc::result_out_of_range || value > INT_MAX)
     throw UsageError{what + ": too large"};
-  if (value < 1)
-    throw UsageError{what + ": must be at least 1"};
+  if (value < 1) throw UsageError{what + ": must be at least 1"};
   return static_cast<int>(value);
 }
 
@@ -216,8 +214,7 @@ std::uint64_t parse_size(std::string_view option, std::string_view text) {
   const std::string what = std::string(option) + " '" + std::string(text) + "'";
   if (text.empty() || ec == std::errc::invalid_argument)
     throw UsageError{what + ": not a size (expected bytes, optionally with K, M or G)"};
-  if (ec == std::errc::result_out_of_range)
-    throw UsageError{what + ": too large"};
+  if (ec == std::errc::result_out_of_range) throw UsageError{what + ": too large"};
   std::string suffix(end, last);
   for (char &c : suffix)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -232,19 +229,15 @@ std::uint64_t parse_size(std::string_view option, std::string_view text) {
     shift = 30;
   else
     throw UsageError{what + ": unknown size suffix (use K, M or G)"};
-  if (value == 0)
-    throw UsageError{what + ": must be more than 0"};
-  if (value > (UINT64_MAX >> shift))
-    throw UsageError{what + ": too large"};
+  if (value == 0) throw UsageError{what + ": must be more than 0"};
+  if (value > (UINT64_MAX >> shift)) throw UsageError{what + ": too large"};
   return value << shift;
 }
 
 bool valid_env_name(std::string_view name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())))
-    return false;
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
   for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
-      return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
   return true;
 }
 
@@ -265,8 +258,7 @@ Options parse_command_line(int argc, char **argv) {
       args.advance();
       break;
     }
-    if (arg.empty() || (arg.front() != '-' && arg.front() != '+'))
-      break; // the program
+    if (arg.empty() || (arg.front() != '-' && arg.front() != '+')) break; // the program
     if (args.flag({"-h", "--help", "-help"})) {
       print_usage(stdout);
       std::exit(EXIT_SUCCESS);
@@ -275,7 +267,7 @@ Options parse_command_line(int argc, char **argv) {
       std::printf("ampirun (ampi) %s\n", AMPI_VERSION_STRING);
       std::exit(EXIT_SUCCESS);
     }
-    if (auto v = args.value_of({"-np", "--np", "-n", "--n"})) {
+    if (auto v = args.value_of({"-np", "--np", "-n"})) {
       options.processes = parse_count(arg.substr(0, arg.find('=')), *v);
       continue;
     }
@@ -316,8 +308,7 @@ Options parse_command_line(int argc, char **argv) {
       options.report_bindings = true;
       continue;
     }
-    if (args.flag({"--oversubscribe", "-oversubscribe"}))
-      continue;
+    if (args.flag({"--oversubscribe", "-oversubscribe"})) continue;
     for (std::string_view name : {"--host", "-host", "-H", "--hostfile", "-hostfile",
                                   "--machinefile", "-machinefile", "--default-hostfile"})
       if (arg == name || (arg.size() > name.size() && arg.substr(0, name.size()) == name &&
@@ -326,10 +317,8 @@ Options parse_command_line(int argc, char **argv) {
     throw UsageError{"unknown option '" + std::string(arg) + "'"};
   }
   options.argv = args.rest();
-  if (options.argv.empty())
-    throw UsageError{"missing program to run"};
-  if (options.argv.front().empty())
-    throw UsageError{"the program name is empty"};
+  if (options.argv.empty()) throw UsageError{"missing program to run"};
+  if (options.argv.front().empty()) throw UsageError{"the program name is empty"};
 
   const int vps = options.vps.value_or(options.processes);
   if (vps < options.processes)
@@ -373,8 +362,7 @@ std::string resolve_program(const std::string &program) {
 
   std::string why;
   if (program.find('/') != std::string::npos) {
-    if (check(program, why))
-      return program;
+    if (check(program, why)) return program;
     if (why == std::strerror(ENOENT))
       throw UsageError{"program '" + program + "' not found", false};
     throw UsageError{"program '" + program + "' " + why, false};
@@ -386,25 +374,21 @@ std::string resolve_program(const std::string &program) {
   } else {
     std::size_t n = ::confstr(_CS_PATH, nullptr, 0);
     std::string buf(n, '\0');
-    if (n > 0 && ::confstr(_CS_PATH, buf.data(), n) > 0)
-      path_list = buf.c_str();
+    if (n > 0 && ::confstr(_CS_PATH, buf.data(), n) > 0) path_list = buf.c_str();
   }
   std::string first_unusable, first_why;
   std::size_t begin = 0;
   while (true) {
     const std::size_t end = path_list.find(':', begin);
     std::string dir = path_list.substr(begin, end == std::string::npos ? end : end - begin);
-    if (dir.empty())
-      dir = ".";
-    const std::string candidate = dir + "/" + program;
-    if (check(candidate, why))
-      return candidate;
+    if (dir.empty()) dir = ".";
+    std::string candidate = dir + "/" + program;
+    if (check(candidate, why)) return candidate;
     if (first_unusable.empty() && why != std::strerror(ENOENT) && why != std::strerror(ENOTDIR)) {
       first_unusable = candidate;
       first_why = why;
     }
-    if (end == std::string::npos)
-      break;
+    if (end == std::string::npos) break;
     begin = end + 1;
   }
   if (!first_unusable.empty())
@@ -446,20 +430,17 @@ make_environment(const std::vector<std::pair<std::string, std::string>> &overrid
   auto overridden = [&](std::string_view entry) {
     const std::string_view name = entry.substr(0, entry.find('='));
     for (const auto &[n, v] : overrides)
-      if (n == name)
-        return true;
+      if (n == name) return true;
     return false;
   };
   std::vector<std::string> env;
   for (char **e = environ; e && *e; ++e)
-    if (!overridden(*e))
-      env.emplace_back(*e);
+    if (!overridden(*e)) env.emplace_back(*e);
   for (std::size_t i = 0; i < overrides.size(); ++i) {
     bool later = false;
     for (std::size_t j = i + 1; j < overrides.size(); ++j)
       later = later || overrides[j].first == overrides[i].first;
-    if (!later)
-      env.push_back(overrides[i].first + "=" + overrides[i].second);
+    if (!later) env.push_back(overrides[i].first + "=" + overrides[i].second);
   }
   return env;
 }
@@ -503,11 +484,9 @@ std::string signal_name(int sig) {
       {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"}, {SIGSYS, "SIGSYS"},
   };
   for (const auto &[number, name] : names)
-    if (number == sig)
-      return name;
+    if (number == sig) return name;
 #if defined(SIGRTMIN)
-  if (sig >= SIGRTMIN && sig <= SIGRTMAX)
-    return "SIGRTMIN+" + std::to_string(sig - SIGRTMIN);
+  if (sig >= SIGRTMIN && sig <= SIGRTMAX) return "SIGRTMIN+" + std::to_string(sig - SIGRTMIN);
 #endif
   return "signal " + std::to_string(sig);
 }
@@ -587,8 +566,7 @@ Child spawn(int index, ExecImage &image, const SignalSetup &signals,
 #if defined(__linux__)
     // Do not outlive the launcher.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent)
-      ::_exit(kExitExecFailed);
+    if (::getppid() != parent) ::_exit(kExitExecFailed);
 #else
     (void)parent;
 #endif
@@ -597,12 +575,10 @@ Child spawn(int index, ExecImage &image, const SignalSetup &signals,
     do
       n = ::read(go.read.get(), &byte, 1);
     while (n < 0 && errno == EINTR);
-    if (n != 1)
-      ::_exit(kExitExecFailed); // the launcher went away before starting us
+    if (n != 1) ::_exit(kExitExecFailed); // the launcher went away before starting us
     ::sigprocmask(SIG_SETMASK, &signals.original_mask, nullptr);
     ::execve(image.path.c_str(), argv.data(), envp.data());
-    if (errno == ENOEXEC)
-      ::execve(sh_argv[0], sh_argv.data(), envp.data());
+    if (errno == ENOEXEC) ::execve(sh_argv[0], sh_argv.data(), envp.data());
     const int err = errno;
     ssize_t ignored = ::write(error.write.get(), &err, sizeof err);
     (void)ignored;
@@ -629,10 +605,8 @@ int release(Child &child) {
   std::size_t got = 0;
   while (got < sizeof err) {
     n = ::read(child.exec_error.get(), reinterpret_cast<char *>(&err) + got, sizeof err - got);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
     got += static_cast<std::size_t>(n);
   }
   child.exec_error.reset();
@@ -661,8 +635,7 @@ public:
       } else {
         sig = ::sigwaitinfo(&signals_.wait_set, &info);
       }
-      if (sig < 0)
-        continue; // EINTR, or the kill deadline passed (EAGAIN)
+      if (sig < 0) continue; // EINTR, or the kill deadline passed (EAGAIN)
       if (sig == SIGCHLD)
         reap();
       else if (info.si_code != SI_KERNEL)
@@ -673,8 +646,7 @@ public:
 
   // Ends the job: SIGTERM now, SIGKILL for what is left after the grace period.
   void terminate() {
-    if (terminating_)
-      return;
+    if (terminating_) return;
     terminating_ = true;
     send_all(SIGTERM);
     kill_deadline_ = std::time(nullptr) + kKillGraceSeconds;
@@ -690,8 +662,7 @@ private:
 
   void send_all(int sig) {
     for (const Child &c : children_)
-      if (c.running)
-        ::kill(c.pid, sig);
+      if (c.running) ::kill(c.pid, sig);
   }
 
   void reap() {
@@ -699,8 +670,7 @@ private:
     pid_t pid;
     while ((pid = ::waitpid(-1, &wstatus, WNOHANG)) > 0) {
       for (Child &c : children_) {
-        if (c.pid != pid || !c.running)
-          continue;
+        if (c.pid != pid || !c.running) continue;
         c.running = false;
         finished(c, wstatus);
       }
@@ -717,8 +687,7 @@ private:
     } else if (WIFEXITED(wstatus)) {
       status = WEXITSTATUS(wstatus);
     }
-    if (status == 0 || status_)
-      return;
+    if (status == 0 || status_) return;
     status_ = status; // the first failure decides the job's status
     if (running() > 0) {
       std::fprintf(stderr, "ampirun: process %d (pid %ld) failed (status %d); ending the job\n",
@@ -763,8 +732,7 @@ int run(int argc, char **argv) {
   for (std::size_t p = 0; p < plans.size(); ++p)
     children.push_back(spawn(static_cast<int>(p), images[p], signals, children));
 
-  if (options.report_bindings)
-    report_bindings(plans, children, options);
+  if (options.report_bindings) report_bindings(plans, children, options);
 
   int exec_failure = 0;
   for (Child &child : children) {
@@ -793,8 +761,7 @@ int main(int argc, char **argv) {
     return run(argc, argv);
   } catch (const UsageError &e) {
     std::fprintf(stderr, "ampirun: %s\n", e.message.c_str());
-    if (e.hint)
-      std::fprintf(stderr, "Try 'ampirun --help' for more information.\n");
+    if (e.hint) std::fprintf(stderr, "Try 'ampirun --help' for more information.\n");
     return kExitUsage;
   }
 }

@@ -324,7 +324,7 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribut
   case MPI_HOST: value = &attrs.host; break;
   case MPI_IO: value = &attrs.io; break;
   case MPI_WTIME_IS_GLOBAL: value = &attrs.wtime_is_global; break;
-  case MPI_UNIVERSE_SIZE: value = &self->pe.config().world_size; break;
+  case MPI_UNIVERSE_SIZE: value = &self->pe.config().placement.world_size; break;
   case MPI_LASTUSEDCODE: value = &attrs.lastusedcode; break;
   case MPI_APPNUM: value = &attrs.appnum; break;
   default:

@@ -2,9 +2,11 @@
 // receives meet unexpected messages or wait as posted receives (see p2p.hpp).
 #include "p2p/p2p.hpp"
 
+#include "p2p/remote.hpp"
 #include "ranks/pe.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace ampi::p2p {
@@ -24,6 +26,31 @@ void deliver(Request &rreq, const void *data, std::size_t bytes, int source, int
   rreq.status_source = source;
   rreq.status_tag = tag;
   rreq.status_bytes = n;
+}
+
+// Receives the rendezvous data of a matched remote message straight into the receive buffer.
+void receive_remote_data(Request &rreq, const Message &m) {
+  rreq.status_source = m.envelope.source;
+  rreq.status_tag = m.envelope.tag;
+  rreq.status_error = m.bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  rreq.status_bytes = m.bytes > rreq.capacity ? rreq.capacity : m.bytes;
+  rreq.owner->pe.transport()->recv_data(m.data_tag, rreq.recv_buf, rreq.capacity, &rreq);
+}
+
+// A message to a rank on another PE: eager (copied into the envelope) or rendezvous (the data
+// waits in UCX under its own tag until the receiver has matched the envelope).
+void send_remote(Request &req, const Route &route, const void *buf, std::size_t bytes,
+                 Mode mode) {
+  Pe &pe = req.owner->pe;
+  ucx::Transport &tx = *pe.transport();
+  const ucx::Header h{route.context, route.source, route.tag, route.dest_world, bytes, 0};
+  const int dest_pe = pe.pe_of(route.dest_world);
+  if (mode != Mode::Synchronous && bytes <= tx.eager_limit()) {
+    tx.send_eager(dest_pe, h, buf, bytes);
+    complete(req);
+  } else {
+    tx.send_rendezvous(dest_pe, h, buf, bytes, mode == Mode::Synchronous, &req);
+  }
 }
 
 } // namespace
@@ -51,6 +78,10 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
   req.status_bytes = bytes;
   Rank *dst = pe.local(route.dest_world);
   req.peer = dst;
+  if (!dst) {
+    send_remote(req, route, buf, bytes, mode);
+    return;
+  }
   const matching::Envelope env{route.context, route.source, route.tag};
 
   if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
@@ -98,6 +129,11 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
 
   if (matching::UnexpectedMessage *um = self.matching.take_unexpected(req.pattern)) {
     auto &m = static_cast<Message &>(*um);
+    if (m.data_tag) { // rendezvous from another PE: completes when the data is in
+      receive_remote_data(req, m);
+      self.pe.messages().put(m);
+      return;
+    }
     if (Request *sreq = m.send_request) {
       sreq->unmatched = nullptr;
       deliver(req, sreq->send_buf, m.bytes, m.envelope.source, m.envelope.tag);
@@ -183,6 +219,66 @@ void recv(std::uint32_t context, int source, int tag, void *buf, std::size_t cap
   req.owner = &Pe::get().current();
   start_recv(req, context, source, tag, buf, capacity);
   wait(req, "MPI_Recv");
+}
+
+} // namespace ampi::p2p
+
+namespace ampi::p2p {
+
+void RemoteSink::envelope_arrived(int, const ucx::Header &h, const std::byte *eager_data) {
+  Rank *dst = pe_.local(h.dest_world);
+  if (!dst) {
+    std::fprintf(stderr, "ampi: a message for rank %d reached the wrong process\n", h.dest_world);
+    Pe::abort_job(1);
+  }
+  const matching::Envelope env{h.context, h.source, h.tag};
+  Message &m = pe_.messages().get();
+  m.envelope = env;
+  m.bytes = h.bytes;
+  m.send_request = nullptr;
+  m.data_tag = h.data_tag;
+  if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
+    auto &rreq = static_cast<Request &>(*posted);
+    if (h.data_tag) {
+      receive_remote_data(rreq, m);
+    } else {
+      deliver(rreq, eager_data, h.bytes, h.source, h.tag);
+      complete(rreq);
+    }
+    pe_.messages().put(m);
+    return;
+  }
+  if (!h.data_tag) {
+    if (h.bytes <= Message::kInlineBytes) {
+      m.data = m.inline_data;
+    } else {
+      m.heap = std::make_unique_for_overwrite<std::byte[]>(h.bytes);
+      m.data = m.heap.get();
+    }
+    if (h.bytes)
+      std::memcpy(m.data, eager_data, h.bytes);
+  }
+  dst->matching.add_unexpected(m);
+  if (dst->probing)
+    pe_.wake(*dst);
+}
+
+void RemoteSink::send_done(void *user, bool ok) {
+  auto &req = *static_cast<Request *>(user);
+  if (!ok)
+    req.status_error = MPI_ERR_OTHER;
+  complete(req);
+}
+
+void RemoteSink::recv_done(void *user, std::size_t bytes, bool truncated) {
+  auto &req = *static_cast<Request *>(user);
+  if (truncated) {
+    req.status_error = MPI_ERR_TRUNCATE;
+    req.status_bytes = req.capacity;
+  } else {
+    req.status_bytes = bytes;
+  }
+  complete(req);
 }
 
 } // namespace ampi::p2p

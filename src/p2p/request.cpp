@@ -16,6 +16,7 @@ void MessagePool::put(Message &m) noexcept {
   m.heap.reset();
   m.data = nullptr;
   m.send_request = nullptr;
+  m.data_tag = 0;
   m.next_free = free_;
   free_ = &m;
 }

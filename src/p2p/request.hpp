@@ -69,6 +69,8 @@ struct Message : matching::UnexpectedMessage {
   std::size_t bytes = 0;
   // Rendezvous or synchronous: the sender's request, whose buffer still holds the data.
   Request *send_request = nullptr;
+  // Rendezvous from another PE: the UCX tag its data waits under (0 for eager and local).
+  std::uint64_t data_tag = 0;
   // Eager: the payload, inline or on the heap.
   std::byte *data = nullptr;
   std::unique_ptr<std::byte[]> heap;

@@ -45,9 +45,9 @@ std::size_t parse_size(const char *name, const char *text, std::size_t fallback)
 void segv_handler(int sig, siginfo_t *info, void *) {
   if (Pe *pe = Pe::get_if()) {
     const std::size_t page = ranks::StackAllocator::page_size();
-    for (int w = pe->config().first_rank;
-         w < pe->config().first_rank + pe->config().local_ranks; ++w) {
-      Rank *r = pe->local(w);
+    for (const auto &rp : pe->ranks()) {
+      Rank *r = rp.get();
+      const int w = r->world_rank;
       auto low = reinterpret_cast<std::uintptr_t>(r->task.stack_low());
       auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
       if (addr >= low && addr < low + page) {
@@ -83,9 +83,32 @@ void install_overflow_report() {
 
 } // namespace
 
-PeConfig PeConfig::from_environment(int default_vp) {
+int Placement::count_of(int pe) const noexcept {
+  return world_size / npes + (pe < world_size % npes ? 1 : 0);
+}
+
+int Placement::first_of(int pe) const noexcept {
+  const int base = world_size / npes, extra = world_size % npes;
+  return pe * base + (pe < extra ? pe : extra);
+}
+
+int Placement::pe_of(int rank) const noexcept {
+  if (round_robin)
+    return rank % npes;
+  const int base = world_size / npes, extra = world_size % npes;
+  const int big = extra * (base + 1); // ranks in the blocks that have one more
+  return rank < big ? rank / (base + 1) : extra + (rank - big) / base;
+}
+
+int Placement::rank_at(int pe, int index) const noexcept {
+  return round_robin ? pe + index * npes : first_of(pe) + index;
+}
+
+PeConfig PeConfig::from_environment(int default_vp, int npes, int my_pe) {
   PeConfig c;
-  c.world_size = default_vp;
+  c.placement.npes = npes;
+  c.my_pe = my_pe;
+  c.placement.world_size = default_vp > 0 ? default_vp : npes;
   if (const char *vp = std::getenv("AMPI_VP"); vp && *vp) {
     char *end = nullptr;
     long v = std::strtol(vp, &end, 10);
@@ -93,9 +116,21 @@ PeConfig PeConfig::from_environment(int default_vp) {
       std::fprintf(stderr, "ampi: AMPI_VP=%s is not a rank count (1 or more)\n", vp);
       std::exit(2);
     }
-    c.world_size = static_cast<int>(v);
+    c.placement.world_size = static_cast<int>(v);
   }
-  c.local_ranks = c.world_size;
+  if (c.placement.world_size < npes) {
+    std::fprintf(stderr, "ampi: %d ranks cannot fill %d processes (AMPI_VP too small)\n",
+                 c.placement.world_size, npes);
+    std::exit(2);
+  }
+  if (const char *map = std::getenv("AMPI_MAP"); map && *map) {
+    if (std::strcmp(map, "rr") == 0 || std::strcmp(map, "round-robin") == 0) {
+      c.placement.round_robin = true;
+    } else if (std::strcmp(map, "block") != 0) {
+      std::fprintf(stderr, "ampi: AMPI_MAP=%s: expected block or rr\n", map);
+      std::exit(2);
+    }
+  }
   c.stack_size = parse_size("AMPI_STACK_SIZE", std::getenv("AMPI_STACK_SIZE"), c.stack_size);
   if (c.stack_size < 16 * 1024) {
     std::fprintf(stderr, "ampi: AMPI_STACK_SIZE below 16K is too small; using 16K\n");
@@ -105,17 +140,22 @@ PeConfig PeConfig::from_environment(int default_vp) {
   return c;
 }
 
-Pe::Pe(const PeConfig &config, MainFn user_main, std::vector<std::string> args, char **envp)
-    : config_(config), user_main_(user_main), args_(std::move(args)), envp_(envp) {
+Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_main,
+       std::vector<std::string> args, char **envp)
+    : config_(config), user_main_(user_main), args_(std::move(args)), envp_(envp),
+      pmix_(std::move(pmix)) {
   current_ = this;
-  world_group_ = comm::Group::range(0, config_.world_size);
-  auto self_group_of = [](int w) { return comm::Group::list({w}); };
-  ranks_.reserve(static_cast<std::size_t>(config_.local_ranks));
-  for (int i = 0; i < config_.local_ranks; ++i) {
-    const int w = config_.first_rank + i;
+  const Placement &pl = config_.placement;
+  world_group_ = comm::Group::range(0, pl.world_size);
+  by_world_.assign(static_cast<std::size_t>(pl.world_size), nullptr);
+  const int count = pl.count_of(config_.my_pe);
+  ranks_.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const int w = pl.rank_at(config_.my_pe, i);
     auto rank = std::make_unique<Rank>(*this, w, config_.stack_size,
                                        [this](Rank &self) { run_rank(self); });
     Rank *r = rank.get();
+    by_world_[static_cast<std::size_t>(w)] = r;
 
     auto world = std::make_unique<comm::Comm>();
     world->context = 0;
@@ -126,18 +166,26 @@ Pe::Pe(const PeConfig &config, MainFn user_main, std::vector<std::string> args, 
     auto self = std::make_unique<comm::Comm>();
     self->context = 2;
     self->rank = 0;
-    self->group = self_group_of(w);
+    self->group = comm::Group::list({w});
     self->name = "MPI_COMM_SELF";
     r->comms.add(std::move(self));
     ranks_.push_back(std::move(rank));
   }
+  if (pmix_ && pl.npes > 1)
+    transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_);
   for (auto &r : ranks_)
     scheduler_.spawn(r->task);
-  live_ranks_ = config_.local_ranks;
+  live_ranks_ = count;
   install_overflow_report();
 }
 
-Pe::~Pe() { current_ = nullptr; }
+Pe::~Pe() {
+  if (transport_) {
+    pmix_->fence(); // nobody still needs to reach us
+    transport_.reset();
+  }
+  current_ = nullptr;
+}
 
 void Pe::run_rank(Rank &r) {
   // Each rank gets its own argv (programs and getopt may permute or modify it).
@@ -152,10 +200,22 @@ void Pe::run_rank(Rank &r) {
 
 int Pe::run() {
   int status = 0;
+  int idle = 0;
   while (live_ranks_ > 0) {
     ranks::Task *last = scheduler_.run_one();
-    if (!last)
-      report_deadlock();
+    if (!last) {
+      if (!transport_)
+        report_deadlock(); // nothing in this process can wake a rank, and nothing is outside it
+      // Idle: drive the network; after a short spin, sleep until it has something for us.
+      if (transport_->progress()) {
+        idle = 0;
+      } else if (++idle > 2000) {
+        transport_->wait(100);
+        idle = 0;
+      }
+      continue;
+    }
+    idle = 0;
     // A task that just ended (finished tasks are never queued again, so each is seen here once):
     // count it and keep the first failure.
     if (last->finished()) {
@@ -169,8 +229,10 @@ int Pe::run() {
   return status;
 }
 
-void Pe::block(const char *call) noexcept {
+void Pe::block(const char *call) {
   Rank &r = current();
+  if (transport_ && (++blocks_ & 63) == 0)
+    transport_->progress(); // ranks that keep each other busy must not starve the network
   r.blocked_in = call;
   scheduler_.block();
   r.blocked_in = nullptr;

@@ -4,32 +4,49 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "p2p/remote.hpp"
 #include "p2p/request.hpp"
+#include "pmi/pmix_client.hpp"
 #include "ranks/rank.hpp"
 #include "ranks/scheduler.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ampi {
 
+// Where the ranks of a job live: V ranks over P PEs (one PE per process), in balanced blocks
+// (the first V % P PEs get one more) or round robin.
+struct Placement {
+  int world_size = 1;
+  int npes = 1;
+  bool round_robin = false;
+  int pe_of(int rank) const noexcept;
+  int first_of(int pe) const noexcept; // block placement: the PE's first rank
+  int count_of(int pe) const noexcept;
+  int rank_at(int pe, int index) const noexcept; // the PE's index-th rank
+};
+
 struct PeConfig {
-  int world_size = 1;       // ranks in the job
-  int first_rank = 0;       // the first world rank hosted here
-  int local_ranks = 1;      // ranks hosted here: [first_rank, first_rank + local_ranks)
+  Placement placement;
+  int my_pe = 0;
   std::size_t stack_size = ranks::StackAllocator::kDefaultSize;
-  std::size_t eager_limit = 64 * 1024; // unexpected sends up to this size are buffered
-  static PeConfig from_environment(int default_vp); // AMPI_VP, AMPI_STACK_SIZE, AMPI_EAGER_LIMIT
+  std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
+  // AMPI_VP (or `default_vp`, or one rank per process), AMPI_MAP, AMPI_STACK_SIZE,
+  // AMPI_EAGER_LIMIT; the PE count and index come from PMIx when it is there.
+  static PeConfig from_environment(int default_vp, int npes, int my_pe);
 };
 
 class Pe {
 public:
   using MainFn = int (*)(int, char **, char **);
 
-  Pe(const PeConfig &config, MainFn user_main, std::vector<std::string> args, char **envp);
+  Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_main,
+     std::vector<std::string> args, char **envp);
   ~Pe();
   Pe(const Pe &) = delete;
   Pe &operator=(const Pe &) = delete;
@@ -41,7 +58,9 @@ public:
   static Pe *get_if() noexcept { return current_; }
 
   const PeConfig &config() const noexcept { return config_; }
-  int world_size() const noexcept { return config_.world_size; }
+  int world_size() const noexcept { return config_.placement.world_size; }
+  int pe_of(int world_rank) const noexcept { return config_.placement.pe_of(world_rank); }
+  const std::vector<std::unique_ptr<Rank>> &ranks() const noexcept { return ranks_; }
   // The rank running now (inside an MPI call made by user code).
   Rank &current() noexcept { return *static_cast<Rank *>(scheduler_.current()->owner); }
   Rank *current_if() noexcept {
@@ -50,13 +69,18 @@ public:
   }
   // The hosted rank with this world rank, or nullptr if it lives elsewhere.
   Rank *local(int world_rank) noexcept {
-    const unsigned i = static_cast<unsigned>(world_rank - config_.first_rank);
-    return i < ranks_.size() ? ranks_[i].get() : nullptr;
+    return static_cast<unsigned>(world_rank) < by_world_.size() ? by_world_[world_rank] : nullptr;
   }
 
   // Scheduling, from inside a rank.
-  void block(const char *call) noexcept;
-  void yield() noexcept { scheduler_.yield(); }
+  void block(const char *call);
+  void yield() noexcept {
+    poll();
+    scheduler_.yield();
+  }
+  // Drives the network (no-op in a one-process job); true if anything happened.
+  bool poll() { return transport_ && transport_->progress(); }
+  ucx::Transport *transport() noexcept { return transport_ ? &*transport_ : nullptr; }
   void wake(Rank &r) noexcept { scheduler_.make_ready(r.task); }
   [[noreturn]] void exit_current(int code) noexcept;
   std::uint64_t context_switches() const noexcept { return scheduler_.switches(); }
@@ -80,6 +104,11 @@ private:
   p2p::MessagePool messages_;
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
+  std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
+  std::optional<pmi::PmixClient> pmix_;
+  p2p::RemoteSink sink_{*this};
+  std::optional<ucx::Transport> transport_; // only when the job has several PEs
+  unsigned blocks_ = 0;
   int live_ranks_ = 0;
 };
 

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +16,7 @@ namespace {
 // AMPI's "+vp N" program argument (as charmrun passes it) sets the rank count; it is removed
 // from the argv that the program sees.
 int take_vp_argument(std::vector<std::string> &args) {
-  int vp = 1;
+  int vp = 0; // none given
   for (std::size_t i = 1; i + 1 < args.size();) {
     if (args[i] == "+vp") {
       char *end = nullptr;
@@ -38,9 +40,25 @@ extern "C" int ampi_main(int argc, char **argv, char **envp,
                          int (*user_main)(int, char **, char **)) {
   std::vector<std::string> args(argv, argv + argc);
   const int vp = take_vp_argument(args);
-  ampi::PeConfig config = ampi::PeConfig::from_environment(vp);
-  ampi::Pe pe(config, user_main, std::move(args), envp);
-  return pe.run();
+  auto join = []() -> std::optional<ampi::pmi::PmixClient> {
+    try {
+      return ampi::pmi::PmixClient::connect();
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "ampi: cannot join the job: %s\n", e.what());
+      std::exit(1);
+    }
+  };
+  std::optional<ampi::pmi::PmixClient> pmix = join();
+  const int npes = pmix ? pmix->size() : 1;
+  const int my_pe = pmix ? pmix->rank() : 0;
+  ampi::PeConfig config = ampi::PeConfig::from_environment(vp, npes, my_pe);
+  try {
+    ampi::Pe pe(config, std::move(pmix), user_main, std::move(args), envp);
+    return pe.run();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "ampi: %s\n", e.what());
+    return 1;
+  }
 }
 
 extern "C" void ampi_exit_rank(int status) {

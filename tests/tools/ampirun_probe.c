@@ -3,7 +3,8 @@
  *   ampirun_probe signal NAME     kill itself with SIGNAME (SEGV, ABRT, TERM, ...), no core dump
  *   ampirun_probe env NAME...     print NAME=value or NAME is unset, one per line
  *   ampirun_probe args ARG...     print each argument as [ARG], one per line
- *   ampirun_probe wait-term       print "ready", wait for SIGTERM, print "got signal 15", exit 42 */
+ *   ampirun_probe wait-term       print "ready", wait for SIGTERM, print "got signal 15", exit 42
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -14,7 +15,9 @@
 
 static volatile sig_atomic_t got_signal;
 
-static void on_signal(int sig) { got_signal = sig; }
+static void on_signal(int sig) {
+  got_signal = sig;
+}
 
 static int signal_number(const char *name) {
   static const struct {
@@ -22,11 +25,9 @@ static int signal_number(const char *name) {
     int number;
   } table[] = {{"SEGV", SIGSEGV}, {"ABRT", SIGABRT}, {"TERM", SIGTERM}, {"KILL", SIGKILL},
                {"INT", SIGINT},   {"HUP", SIGHUP},   {"BUS", SIGBUS},   {"FPE", SIGFPE}};
-  if (strncmp(name, "SIG", 3) == 0)
-    name += 3;
+  if (strncmp(name, "SIG", 3) == 0) name += 3;
   for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
-    if (strcmp(name, table[i].name) == 0)
-      return table[i].number;
+    if (strcmp(name, table[i].name) == 0) return table[i].number;
   return atoi(name);
 }
 
@@ -37,8 +38,7 @@ int main(int argc, char **argv) {
     return 64;
   }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "exit") == 0 && argc == 3)
-    return atoi(argv[2]);
+  if (strcmp(cmd, "exit") == 0 && argc == 3) return atoi(argv[2]);
   if (strcmp(cmd, "signal") == 0 && argc == 3) {
     const int sig = signal_number(argv[2]);
     struct rlimit no_core = {0, 0};

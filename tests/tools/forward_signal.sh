@@ -24,8 +24,13 @@ until grep -q '^ready$' "$out" 2>/dev/null; do
   sleep 0.1
 done
 kill "-$sig" "$pid"
+# ampirun can only end once the probe got the signal; give up after 20 s.
+(sleep 20 && kill -KILL "$pid") </dev/null >/dev/null 2>&1 &
+watchdog=$!
 wait "$pid"
 rc=$?
+kill "$watchdog" 2>/dev/null
+[ "$rc" = 137 ] && echo "FAIL: ampirun did not end after SIG$sig (not forwarded?)"
 sed 's/^/| /' "$out"
 echo "exit status: $rc"
 failed=0

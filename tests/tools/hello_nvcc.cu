@@ -6,8 +6,7 @@
 
 __global__ void scale(float *x, float a, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    x[i] *= a;
+  if (i < n) x[i] *= a;
 }
 
 int main(int argc, char **argv) {

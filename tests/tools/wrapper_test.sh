@@ -4,7 +4,7 @@
 # they build). SRCDIR is tests/tools in the source tree; WORKDIR is emptied first.
 # CASE: show | args | compile_link | depfile | preprocess | shared | libtool | nvcc
 # Exit status: 0 pass, 1 fail, 77 skipped (nvcc not found).
-# shellcheck disable=SC2317,SC2046
+# shellcheck disable=SC2317,SC2046,SC2016,SC2015
 # (SC2317: the case_* functions are called indirectly; SC2046: $(link_flags_lines) is split on
 # purpose, the build prefix has no spaces in these tests.)
 set -u
@@ -198,6 +198,11 @@ case_args() {
     $(link_flags_lines)
   MPICH_CXX=$work/logcc "$mpicxx" x.o -o x
   expect_log "mpicxx link" "$inc" x.o -o x $(link_flags_lines)
+  AMPI_CXX=$work/logcc "$mpicxx" -x c++ a.c -o a
+  expect_log "-x c++ is ended before the link inputs" "$inc" -x c++ a.c -o a -x none \
+    $(link_flags_lines)
+  AMPI_CXX=$work/logcc "$mpicxx" -xc++ a.c -x none b.o -o a
+  expect_log "-x none already in effect" "$inc" -xc++ a.c -x none b.o -o a $(link_flags_lines)
 
   AMPI_CC=$work/logcc "$mpicc" -shared -fPIC a.o -o liba.so
   expect_log "-shared: only -L, rpath, -lampi" "$inc" -shared -fPIC a.o -o liba.so \
@@ -258,6 +263,10 @@ case_compile_link() {
   must "$mpicxx" -x c++ "$srcdir/hello_mpi.c" -x none -o "hello one step"
   must "$ampirun" --vp 4 "./hello one step"
   hello_check run.out 4
+  # Without "-x none": the wrapper must keep -x c++ from applying to libampi_start.a.
+  must "$mpicxx" -x c++ "$srcdir/hello_mpi.c" -o hello_x
+  must "$ampirun" --vp 2 ./hello_x
+  hello_check run.out 2
 }
 
 case_depfile() {

@@ -1,0 +1,272 @@
+// src/ucx/transport.cpp — UCP context, worker, endpoints and tagged messages between PEs (see
+// transport.hpp for the tag layout).
+#include "ucx/transport.hpp"
+
+#include <poll.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace ampi::ucx {
+
+namespace {
+
+constexpr const char *kAddressKey = "ampi.ucx.worker";
+
+[[noreturn]] void fail(const char *what, ucs_status_t st) {
+  throw std::runtime_error(std::string("UCX: ") + what + ": " + ucs_status_string(st));
+}
+
+// A send whose buffer we own (eager messages, envelopes): freed when UCX is done with it.
+struct OwnedSend {
+  Transport *transport;
+  std::unique_ptr<std::byte[]> buffer;
+  std::size_t *outstanding;
+};
+
+void owned_send_done(void *request, ucs_status_t status, void *user) {
+  auto *s = static_cast<OwnedSend *>(user);
+  if (status != UCS_OK)
+    std::fprintf(stderr, "ampi: UCX send failed: %s\n", ucs_status_string(status));
+  --*s->outstanding;
+  delete s; // NOLINT: owned by the UCX callback, allocated in post_owned
+  ucp_request_free(request);
+}
+
+struct UserOp {
+  Sink *sink;
+  void *user;
+  std::size_t *outstanding;
+};
+
+void user_send_done(void *request, ucs_status_t status, void *user) {
+  auto *op = static_cast<UserOp *>(user);
+  --*op->outstanding;
+  op->sink->send_done(op->user, status == UCS_OK);
+  delete op; // NOLINT: see post
+  ucp_request_free(request);
+}
+
+void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                    void *user) {
+  auto *op = static_cast<UserOp *>(user);
+  op->sink->recv_done(op->user, info ? info->length : 0, status == UCS_ERR_MESSAGE_TRUNCATED);
+  delete op; // NOLINT: see recv_data
+  ucp_request_free(request);
+}
+
+struct Arrival {
+  std::unique_ptr<std::byte[]> buffer;
+  std::size_t length;
+  int from_pe;
+  bool done = false;
+};
+
+void envelope_recv_done(void *, ucs_status_t, const ucp_tag_recv_info_t *, void *user) {
+  static_cast<Arrival *>(user)->done = true;
+}
+
+} // namespace
+
+Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
+    : pmix_(pmix), my_pe_(my_pe), npes_(npes), sink_(sink), eps_(static_cast<std::size_t>(npes)) {
+  if (const char *e = std::getenv("AMPI_UCX_EAGER_LIMIT"); e && *e)
+    eager_limit_ = std::strtoull(e, nullptr, 10);
+  ucp_config_t *config = nullptr;
+  if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
+    fail("ucp_config_read", st);
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  params.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
+  params.mt_workers_shared = 0;
+  ucs_status_t st = ucp_init(&params, config, &context_);
+  ucp_config_release(config);
+  if (st != UCS_OK)
+    fail("ucp_init", st);
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+  if ((st = ucp_worker_create(context_, &wp, &worker_)) != UCS_OK)
+    fail("ucp_worker_create", st);
+  if ((st = ucp_worker_get_efd(worker_, &efd_)) != UCS_OK)
+    fail("ucp_worker_get_efd", st);
+  ucp_address_t *addr = nullptr;
+  std::size_t len = 0;
+  if ((st = ucp_worker_get_address(worker_, &addr, &len)) != UCS_OK)
+    fail("ucp_worker_get_address", st);
+  const auto *p = reinterpret_cast<const std::byte *>(addr);
+  pmix_.put(kAddressKey, std::vector<std::byte>(p, p + len));
+  ucp_worker_release_address(worker_, addr);
+  pmix_.commit();
+  pmix_.fence();
+}
+
+Transport::~Transport() {
+  disconnect();
+  if (worker_)
+    ucp_worker_destroy(worker_);
+  if (context_)
+    ucp_cleanup(context_);
+}
+
+void Transport::drive(ucs_status_ptr_t request, const char *what) {
+  if (request == nullptr)
+    return;
+  if (UCS_PTR_IS_ERR(request))
+    fail(what, UCS_PTR_STATUS(request));
+  ucs_status_t st;
+  do {
+    ucp_worker_progress(worker_);
+    st = ucp_request_check_status(request);
+  } while (st == UCS_INPROGRESS);
+  ucp_request_free(request);
+}
+
+void Transport::disconnect() {
+  if (!worker_)
+    return;
+  while (outstanding_ > 0)
+    ucp_worker_progress(worker_);
+  for (ucp_ep_h &ep : eps_) {
+    if (!ep)
+      continue;
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
+    if (r && !UCS_PTR_IS_ERR(r)) {
+      while (ucp_request_check_status(r) == UCS_INPROGRESS)
+        ucp_worker_progress(worker_);
+      ucp_request_free(r);
+    }
+    ep = nullptr;
+  }
+}
+
+ucp_ep_h Transport::endpoint(int pe) {
+  ucp_ep_h &ep = eps_[static_cast<std::size_t>(pe)];
+  if (ep)
+    return ep;
+  std::vector<std::byte> addr = pmix_.get(pe, kAddressKey);
+  ucp_ep_params_t ep_params{};
+  ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  ep_params.address = reinterpret_cast<const ucp_address_t *>(addr.data());
+  if (ucs_status_t st = ucp_ep_create(worker_, &ep_params, &ep); st != UCS_OK)
+    fail("ucp_ep_create", st);
+  return ep;
+}
+
+void Transport::send_eager(int pe, const Header &h, const void *data, std::size_t bytes) {
+  const std::size_t total = sizeof(Header) + bytes;
+  auto owned = std::make_unique<OwnedSend>();
+  owned->transport = this;
+  owned->outstanding = &outstanding_;
+  owned->buffer = std::make_unique_for_overwrite<std::byte[]>(total);
+  std::memcpy(owned->buffer.get(), &h, sizeof(Header));
+  if (bytes)
+    std::memcpy(owned->buffer.get() + sizeof(Header), data, bytes);
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.send = owned_send_done;
+  p.user_data = owned.get();
+  std::byte *buf = owned->buffer.get();
+  ucs_status_ptr_t r = ucp_tag_send_nbx(endpoint(pe), buf, total, kEnvelope, &p);
+  if (r == nullptr)
+    return; // done at once; `owned` frees the buffer
+  if (UCS_PTR_IS_ERR(r))
+    fail("ucp_tag_send_nbx (envelope)", UCS_PTR_STATUS(r));
+  ++outstanding_;
+  static_cast<void>(owned.release()); // the callback deletes it
+}
+
+std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std::size_t bytes,
+                                         bool synchronous, void *user) {
+  const std::uint64_t tag =
+      kData | (static_cast<std::uint64_t>(my_pe_) << 40) | (next_seq_++ & ((1ull << 40) - 1));
+  h.data_tag = tag;
+  auto op = std::make_unique<UserOp>(UserOp{&sink_, user, &outstanding_});
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.cb.send = user_send_done;
+  p.user_data = op.get();
+  ucp_ep_h ep = endpoint(pe);
+  ucs_status_ptr_t r = synchronous ? ucp_tag_send_sync_nbx(ep, data, bytes, tag, &p)
+                                   : ucp_tag_send_nbx(ep, data, bytes, tag, &p);
+  // The envelope goes after the data was posted: the receiver may post its receive at once.
+  send_eager(pe, h, nullptr, 0);
+  if (r == nullptr) {
+    sink_.send_done(user, true);
+  } else if (UCS_PTR_IS_ERR(r)) {
+    fail("ucp_tag_send_nbx (data)", UCS_PTR_STATUS(r));
+  } else {
+    ++outstanding_;
+    static_cast<void>(op.release());
+  }
+  return tag;
+}
+
+void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user) {
+  auto op = std::make_unique<UserOp>(UserOp{&sink_, user, &outstanding_});
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                   UCP_OP_ATTR_FIELD_RECV_INFO;
+  p.cb.recv = user_recv_done;
+  p.user_data = op.get();
+  ucp_tag_recv_info_t info{};
+  p.recv_info.tag_info = &info;
+  ucs_status_ptr_t r = ucp_tag_recv_nbx(worker_, buf, capacity, data_tag, ~std::uint64_t{0}, &p);
+  if (r == nullptr) {
+    sink_.recv_done(user, info.length, false);
+    return;
+  }
+  if (UCS_PTR_IS_ERR(r)) {
+    if (UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED) {
+      sink_.recv_done(user, capacity, true);
+      return;
+    }
+    fail("ucp_tag_recv_nbx (data)", UCS_PTR_STATUS(r));
+  }
+  static_cast<void>(op.release());
+}
+
+bool Transport::progress() {
+  bool any = ucp_worker_progress(worker_) != 0;
+  for (;;) {
+    ucp_tag_recv_info_t info{};
+    ucp_tag_message_h msg = ucp_tag_probe_nb(worker_, kEnvelope, kKindMask, 1, &info);
+    if (!msg)
+      break;
+    any = true;
+    Arrival a;
+    a.length = info.length;
+    a.buffer = std::make_unique_for_overwrite<std::byte[]>(info.length);
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.recv = envelope_recv_done;
+    p.user_data = &a;
+    ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(worker_, a.buffer.get(), info.length, msg, &p);
+    if (UCS_PTR_IS_ERR(r))
+      fail("ucp_tag_msg_recv_nbx (envelope)", UCS_PTR_STATUS(r));
+    if (r != nullptr) { // large envelope (eager data beyond UCX's own eager size): wait for it
+      while (!a.done)
+        ucp_worker_progress(worker_);
+      ucp_request_free(r);
+    }
+    Header h;
+    std::memcpy(&h, a.buffer.get(), sizeof h);
+    sink_.envelope_arrived(-1, h, a.buffer.get() + sizeof(Header));
+  }
+  return any;
+}
+
+void Transport::wait(int timeout_ms) {
+  if (ucp_worker_arm(worker_) == UCS_ERR_BUSY)
+    return; // events are pending: go and progress
+  pollfd pfd{efd_, POLLIN, 0};
+  ::poll(&pfd, 1, timeout_ms);
+}
+
+} // namespace ampi::ucx

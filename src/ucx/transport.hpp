@@ -1,0 +1,96 @@
+// src/ucx/transport.hpp — messages between PEs over UCX: one UCP context and worker per PE,
+// worker addresses exchanged through PMIx, endpoints created on first use. Two kinds of UCP
+// tagged messages (the tag layout below is the only place it is written down):
+//
+//   bits 63..62  kind: 1 = envelope, 2 = data
+//   envelope     bits 61..0 zero. Payload: a Header, followed by the message data when it is
+//                sent eagerly. Received by probing for the kind, in arrival order.
+//   data         bits 61..40 the sending PE, bits 39..0 a per-sender sequence number (never
+//                reused in a run). The data of a rendezvous message, posted by the sender at
+//                send time; the receiver posts a receive for exactly this tag, straight into the
+//                user's buffer, once the envelope has matched.
+#pragma once
+
+#include "pmi/pmix_client.hpp"
+
+#include <ucp/api/ucp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ampi::ucx {
+
+// What an envelope carries (fixed size, host byte order: all PEs of a job share one
+// architecture).
+struct Header {
+  std::uint32_t context;
+  std::int32_t source; // the sender's rank in the communicator
+  std::int32_t tag;
+  std::int32_t dest_world;
+  std::uint64_t bytes;
+  std::uint64_t data_tag; // 0: the data follows the header (eager)
+};
+
+// Told about finished operations and arriving envelopes; implemented by the p2p layer.
+class Sink {
+public:
+  virtual void envelope_arrived(int from_pe, const Header &h, const std::byte *eager_data) = 0;
+  virtual void send_done(void *user, bool ok) = 0;
+  virtual void recv_done(void *user, std::size_t bytes, bool truncated) = 0;
+
+protected:
+  ~Sink() = default;
+};
+
+class Transport {
+public:
+  Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink);
+  ~Transport();
+  Transport(const Transport &) = delete;
+  Transport &operator=(const Transport &) = delete;
+
+  // Sends a header plus `bytes` of data in one message. The data is copied: the caller's buffer
+  // is free when this returns.
+  void send_eager(int pe, const Header &h, const void *data, std::size_t bytes);
+  // Posts `bytes` at `data` under a fresh data tag (returned) and sends the envelope naming it.
+  // `sink.send_done(user)` is called when the data has gone (for `synchronous`, when the
+  // receiver has matched it).
+  std::uint64_t send_rendezvous(int pe, Header h, const void *data, std::size_t bytes,
+                                bool synchronous, void *user);
+  // Receives rendezvous data straight into `buf`; `sink.recv_done(user, ...)` when it is there.
+  void recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user);
+
+  // Drives the worker and delivers arrived envelopes; true if anything happened.
+  bool progress();
+  // Sleeps until the network has something for us or `timeout_ms` passes.
+  void wait(int timeout_ms);
+  // Ends every connection (after the job's final barrier).
+  void disconnect();
+
+  std::size_t eager_limit() const noexcept { return eager_limit_; }
+  int pe_count() const noexcept { return npes_; }
+
+private:
+  ucp_ep_h endpoint(int pe);
+  void drive(ucs_status_ptr_t request, const char *what);
+
+  static constexpr std::uint64_t kEnvelope = std::uint64_t{1} << 62;
+  static constexpr std::uint64_t kData = std::uint64_t{2} << 62;
+  static constexpr std::uint64_t kKindMask = std::uint64_t{3} << 62;
+
+  pmi::PmixClient &pmix_;
+  int my_pe_;
+  int npes_;
+  Sink &sink_;
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  int efd_ = -1;
+  std::vector<ucp_ep_h> eps_;
+  std::uint64_t next_seq_ = 1;
+  std::size_t eager_limit_ = 8192;
+  std::size_t outstanding_ = 0; // sends still owned by UCX
+};
+
+} // namespace ampi::ucx
