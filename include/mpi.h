@@ -184,8 +184,8 @@ typedef struct MPI_F08_status {
 #define MPI_BSEND_OVERHEAD 96
 
 /* ---- Special addresses ---- */
-#define MPI_STATUS_IGNORE ((MPI_Status *)1)
-#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)

@@ -1,17 +1,32 @@
 // src/launcher/ampirun.cpp — the job launcher: `ampirun [options] program [args...]`.
 //
-// A job is V virtual ranks placed over P processes. In this version P is 1 (one process hosts all
-// ranks); the code is already shaped for P children: it plans a placement, builds one environment
-// per process, forks/execs every child, forwards signals to all of them and reaps them in one
-// waitpid loop, ending the job when one fails. Multi-process and multi-host launch (PMIx) come
-// later.
+// A job is V virtual ranks placed over P processes on this host. ampirun is the job's PMIx
+// server: it embeds libpmix's server library (rendezvous files in a private 0700 directory that
+// is removed at the end), registers one namespace with P clients, forks/execs every process with
+// the environment from PMIx_server_setup_fork, and serves the clients' requests (connect,
+// finalize, fence, abort). The library of each process places the V ranks itself from AMPI_VP
+// and AMPI_MAP; --report-bindings prints the same placement.
 //
-// Signals: SIGCHLD and the forwarded signals are blocked and taken synchronously with
-// sigwaitinfo(), so there is no asynchronous handler. A signal that the terminal sent to the whole
-// foreground process group (si_code == SI_KERNEL) already reached the children, which share our
-// process group, and is not sent again. Signals that were ignored when ampirun started (as for a
-// background job or under nohup) stay ignored and are not forwarded.
+// Threads: libpmix runs its own progress thread, which calls the server module's callbacks. The
+// callbacks touch no launcher state: they queue an event under a mutex and wake the main thread
+// through a pipe. The main thread does everything else in one poll() loop: signals (through a
+// signalfd), the PMIx events, the children's output (with --tag-output) and the kill deadline.
+//
+// Signals: SIGCHLD and the forwarded signals are blocked in every thread (before libpmix starts
+// its thread) and read from a signalfd, so there is no asynchronous handler. A signal that the
+// terminal sent to the whole foreground process group (si_code == SI_KERNEL) already reached the
+// children, which share our process group, and is not sent again. Signals that were ignored when
+// ampirun started (as for a background job or under nohup) stay ignored and are not forwarded.
+//
+// Ending a job: the first process to fail (in time order: a non-zero exit status, a signal, a
+// PMIx_Abort, or an exit without PMIx_Finalize while others still run) decides ampirun's exit
+// status; the others get SIGTERM, then SIGKILL after kKillGraceMs. ampirun always reaps every
+// child before it exits, and the children die with it (PR_SET_PDEATHSIG) if it is killed.
+#include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -20,18 +35,25 @@
 #include <sys/prctl.h>
 #endif
 
+#include <pmix.h>
+#include <pmix_server.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,9 +68,12 @@ extern char **environ;
 
 namespace {
 
-constexpr int kExitUsage = 2;         // bad command line, program missing or not executable
-constexpr int kExitExecFailed = 127;  // the program could not be executed after the launch began
-constexpr int kKillGraceSeconds = 10; // SIGTERM -> SIGKILL delay when ending a failed job
+constexpr int kExitUsage = 2;        // bad command line, program missing or not executable
+constexpr int kExitExecFailed = 127; // the program could not be executed after the launch began
+constexpr int kExitNoFinalize = 1;   // a process left without PMIx_Finalize while others ran
+constexpr int kKillGraceMs = 1000;   // SIGTERM -> SIGKILL delay when ending a failed job
+constexpr auto kPmixOpTimeout = std::chrono::seconds(30); // for PMIx server operations
+constexpr std::size_t kMaxTaggedLine = 64 * 1024; // longer lines are split when tagging
 
 // Signals that ampirun passes on to its children.
 constexpr std::array kForwardedSignals{SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -58,6 +83,15 @@ struct UsageError {
   std::string message;
   bool hint = true; // add "Try 'ampirun --help'"
 };
+
+// A failure of ampirun itself (a system call, the PMIx server): "ampirun: <message>", status 1.
+struct FatalError {
+  std::string message;
+};
+
+[[noreturn]] void fail_errno(const std::string &what) {
+  throw FatalError{what + ": " + std::strerror(errno)};
+}
 
 // Owns a file descriptor.
 class Fd {
@@ -89,13 +123,36 @@ struct Pipe {
   Fd write;
 };
 
-Pipe make_pipe() {
+Pipe make_pipe(int flags = 0) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    std::fprintf(stderr, "ampirun: pipe: %s\n", std::strerror(errno));
-    std::exit(EXIT_FAILURE);
-  }
+  if (::pipe2(fds, O_CLOEXEC | flags) != 0) fail_errno("pipe");
   return {Fd(fds[0]), Fd(fds[1])};
+}
+
+void set_nonblocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) fail_errno("fcntl");
+}
+
+// Writes all of `data` (drops it when the reader is gone: EPIPE, since SIGPIPE is ignored).
+void write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, -1);
+      continue;
+    }
+    if (n <= 0) return;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+std::int64_t now_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -103,12 +160,15 @@ Pipe make_pipe() {
 
 enum class MapPolicy { block, round_robin };
 
+const char *map_name(MapPolicy map) { return map == MapPolicy::block ? "block" : "rr"; }
+
 struct Options {
   int processes = 1;
   std::optional<int> vps; // default: one per process
   std::optional<std::uint64_t> stack_size;
   std::vector<std::pair<std::string, std::string>> exports; // -x NAME=VALUE
   bool report_bindings = false;
+  bool tag_output = false;
   MapPolicy map = MapPolicy::block;
   std::vector<std::string> argv; // the program and its arguments
 };
@@ -116,25 +176,34 @@ struct Options {
 void print_usage(std::FILE *out) {
   std::fputs(
       "Usage: ampirun [options] program [args...]\n"
-      "Run an ampi MPI program: V virtual ranks (user-level threads) over P processes.\n"
+      "Run an ampi MPI program: V virtual ranks (user-level threads) over P processes on this\n"
+      "host.\n"
       "\n"
       "Options:\n"
-      "  -np N, -n N, --np N     number of processes (default 1; only 1 is available so far)\n"
-      "  --vp V, +vp V           number of virtual ranks (default: one per process)\n"
+      "  -np N, -n N, --np N     number of processes (default 1)\n"
+      "  --vp V, +vp V           number of virtual ranks (default: one per process; at least N)\n"
       "  --stack-size SIZE       stack size of each rank, in bytes; suffixes K, M, G (x1024)\n"
       "  -x NAME[=VALUE]         export NAME (with VALUE) to the job's environment\n"
-      "  --map block|rr          placement of ranks over processes: blocks (default) or\n"
-      "                          round robin\n"
+      "  --map block|rr          placement of ranks over processes: balanced contiguous blocks\n"
+      "                          (default; the first V%N processes get one rank more) or round\n"
+      "                          robin (rank r on process r%N)\n"
       "  --report-bindings       print where each rank runs\n"
+      "  --tag-output            prefix every line of output with [P], P the process that\n"
+      "                          wrote it (the ranks of a process share its stdout and stderr,\n"
+      "                          so the prefix names the process, not the rank); also\n"
+      "                          --prefix-output\n"
       "  --oversubscribe         accepted for compatibility (ranks never need their own core)\n"
       "  -h, --help              show this help and exit\n"
       "  --version               show the version and exit\n"
       "  --                      end of options\n"
-      "Option values may also be attached with '=' (--vp=4, -np=1, +vp4).\n"
+      "Option values may also be attached with '=' (--vp=4, -np=2, +vp4).\n"
       "\n"
-      "The job's environment carries AMPI_VP, AMPI_STACK_SIZE (with --stack-size) and, per\n"
-      "process, the local-rank variables of Open MPI, MPICH and MVAPICH.\n"
-      "Exit status: the program's; 128+N if it was killed by signal N; 2 for usage errors.\n",
+      "Each process is a PMIx client of ampirun. Its environment carries AMPI_VP, AMPI_MAP,\n"
+      "AMPI_STACK_SIZE (with --stack-size), the PMIx variables, and the local-rank variables of\n"
+      "Open MPI, MPICH and MVAPICH and LOCAL_RANK (the process index). Process 0 reads the\n"
+      "standard input; the others read /dev/null.\n"
+      "Exit status: that of the first process to fail (128+N if it was killed by signal N, the\n"
+      "MPI_Abort code if it aborted), after the others were ended; 2 for usage errors.\n",
       out);
 }
 
@@ -243,8 +312,8 @@ bool valid_env_name(std::string_view name) {
 
 [[noreturn]] void refuse_multi_host(std::string_view option) {
   throw UsageError{std::string(option) +
-                       ": multi-host launch is not available yet; ampirun runs every rank on "
-                       "this host (use --vp to choose the number of ranks)",
+                       ": multi-host launch is not available yet; ampirun runs every process on "
+                       "this host (use -np and --vp to choose the numbers of processes and ranks)",
                    false};
 }
 
@@ -308,6 +377,10 @@ Options parse_command_line(int argc, char **argv) {
       options.report_bindings = true;
       continue;
     }
+    if (args.flag({"--tag-output", "-tag-output", "--prefix-output", "-prefix-output"})) {
+      options.tag_output = true;
+      continue;
+    }
     if (args.flag({"--oversubscribe", "-oversubscribe"})) continue;
     for (std::string_view name : {"--host", "-host", "-H", "--hostfile", "-hostfile",
                                   "--machinefile", "-machinefile", "--default-hostfile"})
@@ -326,12 +399,6 @@ Options parse_command_line(int argc, char **argv) {
                      std::to_string(options.processes) +
                      "): every process needs at least one virtual rank"};
   options.vps = vps;
-  if (options.processes > 1)
-    throw UsageError{"-np " + std::to_string(options.processes) +
-                         ": multi-process launch is not available yet; run all ranks in one "
-                         "process with -np 1 --vp " +
-                         std::to_string(vps),
-                     false};
   return options;
 }
 
@@ -424,6 +491,24 @@ std::vector<std::vector<int>> place_ranks(int vps, int processes, MapPolicy map)
   return placement;
 }
 
+// Inherited variables that belong to an enclosing PMIx job (ampirun run by srun --mpi=pmix,
+// prterun, or another ampirun): they would point our children, and our own server library, at
+// the wrong server. PMIx's MCA parameters are user settings and stay.
+bool foreign_pmix_variable(std::string_view entry) {
+  if (entry.substr(0, 5) != "PMIX_") return false;
+  return entry.substr(0, 9) != "PMIX_MCA_" && entry.substr(0, 20) != "PMIX_INSTALL_PREFIX=";
+}
+
+void scrub_environment() {
+  std::vector<std::string> names;
+  for (char **e = environ; e && *e; ++e) {
+    const std::string_view entry(*e);
+    if (foreign_pmix_variable(entry)) names.emplace_back(entry.substr(0, entry.find('=')));
+  }
+  for (const std::string &name : names)
+    ::unsetenv(name.c_str());
+}
+
 // The inherited environment with `overrides` applied (later entries win).
 std::vector<std::string>
 make_environment(const std::vector<std::pair<std::string, std::string>> &overrides) {
@@ -455,9 +540,10 @@ std::vector<ProcessPlan> plan_job(const Options &options) {
     const std::string index = std::to_string(p);
     const std::string count = std::to_string(processes);
     vars.emplace_back("AMPI_VP", std::to_string(vps));
+    vars.emplace_back("AMPI_MAP", map_name(options.map));
     if (options.stack_size)
       vars.emplace_back("AMPI_STACK_SIZE", std::to_string(*options.stack_size));
-    // Local (per-node) process rank and count, as other launchers set them; one node for now.
+    // Local (per-node) process rank and count, as other launchers set them; one node.
     vars.emplace_back("OMPI_COMM_WORLD_LOCAL_RANK", index);
     vars.emplace_back("OMPI_COMM_WORLD_LOCAL_SIZE", count);
     vars.emplace_back("MPI_LOCALRANKID", index);
@@ -469,6 +555,386 @@ std::vector<ProcessPlan> plan_job(const Options &options) {
   }
   return plans;
 }
+
+// ----------------------------------------------------------------------------------------------
+// The private directory for the PMIx server's rendezvous files: mode 0700, removed at the end.
+
+class PrivateDir {
+public:
+  PrivateDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string tmpl = (base && *base ? std::string(base) : std::string("/tmp"));
+    while (tmpl.size() > 1 && tmpl.back() == '/')
+      tmpl.pop_back();
+    tmpl += "/ampirun." + std::to_string(::getpid()) + ".XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      throw FatalError{"cannot create a private directory '" + tmpl + "': " + std::strerror(errno)};
+    path_ = tmpl;
+    if (::chmod(path_.c_str(), S_IRWXU) != 0) {
+      const int err = errno;
+      remove();
+      throw FatalError{"chmod '" + tmpl + "': " + std::strerror(err)};
+    }
+  }
+  PrivateDir(const PrivateDir &) = delete;
+  PrivateDir &operator=(const PrivateDir &) = delete;
+  ~PrivateDir() { remove(); }
+
+  const std::string &path() const { return path_; }
+
+  void remove() {
+    if (path_.empty()) return;
+    ::nftw(
+        path_.c_str(),
+        [](const char *path, const struct stat *, int, struct FTW *) {
+          ::remove(path);
+          return 0;
+        },
+        16, FTW_DEPTH | FTW_PHYS);
+    path_.clear();
+  }
+
+private:
+  std::string path_;
+};
+
+// ----------------------------------------------------------------------------------------------
+// PMIx server. The module's callbacks run on libpmix's progress thread; they hand events to the
+// main thread through EventQueue.
+
+struct PmixEvent {
+  enum Kind { connected, finalized, aborted } kind = connected;
+  int process = -1;
+  int status = 0;
+  std::string message;
+  pmix_op_cbfunc_t cbfunc = nullptr; // aborted: to release the caller once the job is ending
+  void *cbdata = nullptr;
+};
+
+class EventQueue {
+public:
+  EventQueue() : wake_(make_pipe(O_NONBLOCK)) {}
+
+  int fd() const { return wake_.read.get(); }
+
+  // Any thread.
+  void push(PmixEvent event) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      events_.push_back(std::move(event));
+    }
+    const char byte = 'e';
+    ssize_t ignored = ::write(wake_.write.get(), &byte, 1); // full pipe: a wake-up is pending
+    (void)ignored;
+  }
+
+  // Main thread.
+  std::deque<PmixEvent> take() {
+    char buf[256];
+    while (::read(wake_.read.get(), buf, sizeof buf) > 0) {
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(events_, {});
+  }
+
+private:
+  Pipe wake_;
+  std::mutex mutex_;
+  std::deque<PmixEvent> events_;
+};
+
+EventQueue *g_events = nullptr; // set while the PMIx server runs
+std::string g_nspace;           // written before PMIx_server_init, read-only afterwards
+
+// Which process a PMIx proc is, or -1 when it is not one of our job.
+int process_of(const pmix_proc_t *proc) {
+  if (proc == nullptr || g_nspace != proc->nspace) return -1;
+  if (proc->rank >= static_cast<pmix_rank_t>(INT_MAX)) return -1;
+  return static_cast<int>(proc->rank);
+}
+
+pmix_status_t on_client_connected(const pmix_proc_t *proc, void *, pmix_op_cbfunc_t cbfunc,
+                                  void *cbdata) {
+  g_events->push({PmixEvent::connected, process_of(proc), 0, {}, nullptr, nullptr});
+  if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_client_finalized(const pmix_proc_t *proc, void *, pmix_op_cbfunc_t cbfunc,
+                                  void *cbdata) {
+  // Queued before the client is released, so before it can exit: the main thread sees this
+  // event before the child's SIGCHLD.
+  g_events->push({PmixEvent::finalized, process_of(proc), 0, {}, nullptr, nullptr});
+  if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_abort(const pmix_proc_t *proc, void *, int status, const char msg[],
+                       pmix_proc_t[], size_t, pmix_op_cbfunc_t cbfunc, void *cbdata) {
+  // The whole job ends, whichever processes were named. The caller stays blocked in PMIx_Abort
+  // until the main thread has sent the termination signals and calls cbfunc.
+  g_events->push({PmixEvent::aborted, process_of(proc), status, msg ? msg : "", cbfunc, cbdata});
+  return PMIX_SUCCESS;
+}
+
+void release_fence_data(void *data) { std::free(data); }
+
+pmix_status_t on_fence(const pmix_proc_t[], size_t, const pmix_info_t[], size_t, char *data,
+                       size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata) {
+  // Every participant is local and libpmix upcalls once they have all arrived, with their data
+  // collected: the fence is complete. The data is ours now; libpmix calls release_fence_data
+  // when it has stored it.
+  if (cbfunc)
+    cbfunc(PMIX_SUCCESS, data, ndata, cbdata, release_fence_data, data);
+  else
+    std::free(data);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_direct_modex(const pmix_proc_t *, const pmix_info_t[], size_t,
+                              pmix_modex_cbfunc_t, void *) {
+  return PMIX_ERR_NOT_SUPPORTED; // every process is local: libpmix holds all the data
+}
+
+// Waits for a PMIx server operation's completion callback.
+class OpWaiter {
+public:
+  static void callback(pmix_status_t status, void *cbdata) {
+    auto *self = static_cast<OpWaiter *>(cbdata);
+    std::lock_guard<std::mutex> lock(self->mutex_);
+    self->status_ = status;
+    self->done_ = true;
+    self->cv_.notify_all(); // under the lock: the waiter may destroy *self once it has it
+  }
+
+  // Runs `start(callback, cbdata)` and waits for the callback; returns the operation's status.
+  template <class Start> static pmix_status_t run(Start start) {
+    auto *waiter = new OpWaiter;
+    pmix_status_t rc = start(&OpWaiter::callback, waiter);
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+      delete waiter;
+      return PMIX_SUCCESS;
+    }
+    if (rc != PMIX_SUCCESS) {
+      delete waiter;
+      return rc;
+    }
+    std::unique_lock<std::mutex> lock(waiter->mutex_);
+    if (!waiter->cv_.wait_for(lock, kPmixOpTimeout, [&] { return waiter->done_; }))
+      return PMIX_ERR_TIMEOUT; // the callback may still come: leave the waiter to it
+    rc = waiter->status_;
+    lock.unlock();
+    delete waiter;
+    return rc;
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  pmix_status_t status_ = PMIX_SUCCESS;
+};
+
+// A pmix_info_t array of fixed capacity, filled in order.
+class InfoArray {
+public:
+  explicit InfoArray(std::size_t capacity) : capacity_(capacity) {
+    PMIX_INFO_CREATE(info_, capacity_);
+  }
+  InfoArray(const InfoArray &) = delete;
+  InfoArray &operator=(const InfoArray &) = delete;
+  ~InfoArray() {
+    if (info_) PMIX_INFO_FREE(info_, capacity_);
+  }
+
+  void add(const char *key, const void *value, pmix_data_type_t type) {
+    if (size_ == capacity_) throw FatalError{"internal error: PMIx info array too small"};
+    PMIX_INFO_LOAD(&info_[size_++], key, value, type);
+  }
+  void add_string(const char *key, const std::string &value) {
+    add(key, value.c_str(), PMIX_STRING);
+  }
+  void add_u32(const char *key, std::uint32_t value) { add(key, &value, PMIX_UINT32); }
+  void add_u16(const char *key, std::uint16_t value) { add(key, &value, PMIX_UINT16); }
+  void add_rank(const char *key, pmix_rank_t value) { add(key, &value, PMIX_PROC_RANK); }
+  void add_bool(const char *key, bool value) { add(key, &value, PMIX_BOOL); }
+  // Adds `key` holding `inner` (a data array of pmix_info_t), which it takes over.
+  void add_array(const char *key, InfoArray &&inner) {
+    if (size_ == capacity_) throw FatalError{"internal error: PMIx info array too small"};
+    pmix_data_array_t *array = nullptr;
+    PMIX_DATA_ARRAY_CREATE(array, 0, PMIX_INFO);
+    if (array == nullptr) throw FatalError{"out of memory"};
+    std::free(array->array);
+    array->array = inner.info_;
+    array->size = inner.size_;
+    inner.info_ = nullptr;
+    pmix_info_t &info = info_[size_++];
+    PMIX_LOAD_KEY(info.key, key);
+    info.value.type = PMIX_DATA_ARRAY;
+    info.value.data.darray = array; // freed with this array
+  }
+
+  pmix_info_t *data() { return info_; }
+  std::size_t size() const { return size_; }
+
+private:
+  pmix_info_t *info_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::size_t size_ = 0;
+};
+
+std::string pmix_error(pmix_status_t rc) { return PMIx_Error_string(rc); }
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+// ampirun's embedded PMIx server and the job's namespace in it.
+class PmixServer {
+public:
+  PmixServer(const std::string &dir, EventQueue &events) {
+    g_events = &events;
+    g_nspace = "ampirun." + std::to_string(::getpid());
+    module_.client_connected = on_client_connected;
+    module_.client_finalized = on_client_finalized;
+    module_.abort = on_abort;
+    module_.fence_nb = on_fence;
+    module_.direct_modex = on_direct_modex;
+
+    InfoArray info(5);
+    info.add_string(PMIX_SERVER_TMPDIR, dir);
+    info.add_string(PMIX_SYSTEM_TMPDIR, dir);
+    info.add_bool(PMIX_SERVER_TOOL_SUPPORT, false);
+    info.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, false);
+    info.add_bool(PMIX_SERVER_SESSION_SUPPORT, false);
+    if (pmix_status_t rc = PMIx_server_init(&module_, info.data(), info.size());
+        rc != PMIX_SUCCESS)
+      throw FatalError{"cannot start the PMIx server: " + pmix_error(rc)};
+    initialized_ = true;
+  }
+  PmixServer(const PmixServer &) = delete;
+  PmixServer &operator=(const PmixServer &) = delete;
+  ~PmixServer() { shutdown(); }
+
+  const std::string &nspace() const { return g_nspace; }
+
+  // Registers the job: P processes, all on this host.
+  void register_job(int processes) {
+    const auto size = static_cast<std::uint32_t>(processes);
+    const std::string host = host_name();
+    std::string peers;
+    for (int p = 0; p < processes; ++p)
+      peers += (p ? "," : "") + std::to_string(p);
+    char *node_map = nullptr;
+    char *proc_map = nullptr;
+    if (PMIx_generate_regex(host.c_str(), &node_map) != PMIX_SUCCESS ||
+        PMIx_generate_ppn(peers.c_str(), &proc_map) != PMIX_SUCCESS) {
+      std::free(node_map);
+      std::free(proc_map);
+      throw FatalError{"cannot describe the job to the PMIx server (node or process map)"};
+    }
+    // The maps are produced by libpmix and may be binary ("blob:..."): pass them as they are.
+    InfoArray info(16 + static_cast<std::size_t>(processes));
+    info.add(PMIX_NODE_MAP, node_map, PMIX_REGEX);
+    info.add(PMIX_PROC_MAP, proc_map, PMIX_REGEX);
+    std::free(node_map);
+    std::free(proc_map);
+    info.add_string(PMIX_JOBID, g_nspace);
+    info.add_u32(PMIX_JOB_SIZE, size);
+    info.add_u32(PMIX_UNIV_SIZE, size);
+    info.add_u32(PMIX_MAX_PROCS, size);
+    info.add_u32(PMIX_JOB_NUM_APPS, 1);
+    info.add_u32(PMIX_APP_SIZE, size);
+    info.add_rank(PMIX_APPLDR, 0);
+    info.add_u32(PMIX_NUM_NODES, 1);
+    info.add_u32(PMIX_LOCAL_SIZE, size);
+    info.add_u32(PMIX_NODE_SIZE, size);
+    info.add_string(PMIX_LOCAL_PEERS, peers);
+    info.add_rank(PMIX_LOCALLDR, 0);
+    info.add_u32(PMIX_NODEID, 0);
+    for (int p = 0; p < processes; ++p) {
+      InfoArray proc(8);
+      proc.add_rank(PMIX_RANK, static_cast<pmix_rank_t>(p)); // first, as PMIX_PROC_DATA requires
+      proc.add_rank(PMIX_GLOBAL_RANK, static_cast<pmix_rank_t>(p));
+      proc.add_rank(PMIX_APP_RANK, static_cast<pmix_rank_t>(p));
+      proc.add_u16(PMIX_LOCAL_RANK, static_cast<std::uint16_t>(p));
+      proc.add_u16(PMIX_NODE_RANK, static_cast<std::uint16_t>(p));
+      proc.add_u32(PMIX_APPNUM, 0);
+      proc.add_u32(PMIX_NODEID, 0);
+      proc.add_string(PMIX_HOSTNAME, host);
+      info.add_array(PMIX_PROC_DATA, std::move(proc));
+    }
+    // PMIX_HOSTNAME at job level last: the host of the job's processes.
+    info.add_string(PMIX_HOSTNAME, host);
+    const pmix_status_t rc = OpWaiter::run([&](pmix_op_cbfunc_t cb, void *cbdata) {
+      return PMIx_server_register_nspace(g_nspace.c_str(), processes, info.data(), info.size(),
+                                         cb, cbdata);
+    });
+    if (rc != PMIX_SUCCESS)
+      throw FatalError{"cannot register the job with the PMIx server: " + pmix_error(rc)};
+    nspace_registered_ = true;
+  }
+
+  // Registers process `p` and returns its environment: `base` plus the PMIx client variables.
+  std::vector<std::string> register_client(int p, const std::vector<std::string> &base) {
+    pmix_proc_t proc;
+    PMIX_PROC_CONSTRUCT(&proc);
+    PMIX_LOAD_PROCID(&proc, g_nspace.c_str(), static_cast<pmix_rank_t>(p));
+    pmix_status_t rc = OpWaiter::run([&](pmix_op_cbfunc_t cb, void *cbdata) {
+      return PMIx_server_register_client(&proc, ::geteuid(), ::getegid(), nullptr, cb, cbdata);
+    });
+    if (rc != PMIX_SUCCESS)
+      throw FatalError{"cannot register process " + std::to_string(p) +
+                       " with the PMIx server: " + pmix_error(rc)};
+    ++registered_clients_;
+
+    // PMIx_server_setup_fork edits a malloc'ed, NULL-terminated array in place.
+    char **env = static_cast<char **>(std::calloc(base.size() + 1, sizeof(char *)));
+    if (env == nullptr) throw FatalError{"out of memory"};
+    for (std::size_t i = 0; i < base.size(); ++i)
+      env[i] = ::strdup(base[i].c_str());
+    rc = PMIx_server_setup_fork(&proc, &env);
+    std::vector<std::string> out;
+    for (char **e = env; e && *e; ++e) {
+      out.emplace_back(*e);
+      std::free(*e);
+    }
+    std::free(env);
+    if (rc != PMIX_SUCCESS)
+      throw FatalError{"cannot set up the PMIx environment of process " + std::to_string(p) +
+                       ": " + pmix_error(rc)};
+    return out;
+  }
+
+  void shutdown() {
+    if (!initialized_) return;
+    for (int p = 0; p < registered_clients_; ++p) {
+      pmix_proc_t proc;
+      PMIX_PROC_CONSTRUCT(&proc);
+      PMIX_LOAD_PROCID(&proc, g_nspace.c_str(), static_cast<pmix_rank_t>(p));
+      OpWaiter::run([&](pmix_op_cbfunc_t cb, void *cbdata) {
+        PMIx_server_deregister_client(&proc, cb, cbdata);
+        return PMIX_SUCCESS;
+      });
+    }
+    if (nspace_registered_)
+      OpWaiter::run([&](pmix_op_cbfunc_t cb, void *cbdata) {
+        PMIx_server_deregister_nspace(g_nspace.c_str(), cb, cbdata);
+        return PMIX_SUCCESS;
+      });
+    PMIx_server_finalize();
+    initialized_ = false;
+    g_events = nullptr;
+  }
+
+private:
+  pmix_server_module_t module_{};
+  bool initialized_ = false;
+  bool nspace_registered_ = false;
+  int registered_clients_ = 0;
+};
 
 // ----------------------------------------------------------------------------------------------
 // Signals
@@ -494,8 +960,10 @@ std::string signal_name(int sig) {
 struct SignalSetup {
   sigset_t original_mask{};
   sigset_t wait_set{}; // SIGCHLD + the forwarded signals
+  struct sigaction original_sigpipe {};
 };
 
+// Blocks the signals that the main loop reads; must run before any thread starts.
 SignalSetup setup_signals() {
   SignalSetup s;
   // An inherited SIG_IGN for SIGCHLD would make the kernel reap the children for us.
@@ -509,7 +977,43 @@ SignalSetup setup_signals() {
     sigaddset(&s.wait_set, sig);
   }
   ::sigprocmask(SIG_BLOCK, &s.wait_set, &s.original_mask);
+  // Forwarded output goes to our stdout/stderr, which may be a closed pipe: get EPIPE instead.
+  // The children get the original disposition back.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, &s.original_sigpipe);
   return s;
+}
+
+// Descriptors open when ampirun started; the children inherit these (and 0-2) only.
+std::vector<int> inherited_descriptors() {
+  std::vector<int> fds;
+  DIR *dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return fds;
+  const int own = ::dirfd(dir);
+  while (const dirent *entry = ::readdir(dir)) {
+    int fd = -1;
+    const char *name = entry->d_name;
+    auto [end, ec] = std::from_chars(name, name + std::strlen(name), fd);
+    if (ec == std::errc() && *end == '\0' && fd > 2 && fd != own) fds.push_back(fd);
+  }
+  ::closedir(dir);
+  std::sort(fds.begin(), fds.end());
+  return fds;
+}
+
+// Opens /dev/null on any of 0, 1, 2 that is closed, so that our own descriptors never take
+// those numbers.
+void ensure_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+      if (opened >= 0 && opened != fd) {
+        ::dup2(opened, fd);
+        ::close(opened);
+      }
+    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -519,14 +1023,22 @@ struct Child {
   int index = 0;
   pid_t pid = -1;
   bool running = false;
-  Fd go;         // write one byte to let the child exec
-  Fd exec_error; // the child writes errno here if exec fails; EOF means exec succeeded
+  bool connected = false; // called PMIx_Init
+  bool finalized = false; // called PMIx_Finalize
+  Fd go;                  // write one byte to let the child exec
+  Fd exec_error;          // the child writes errno here if exec fails; EOF means exec succeeded
 };
 
 struct ExecImage {
   std::string path;
   std::vector<std::string> argv;
   std::vector<std::string> environment;
+};
+
+// Where a child's stdout and stderr go: inherited, or pipes that ampirun reads (--tag-output).
+struct ChildOutput {
+  Pipe out;
+  Pipe err;
 };
 
 std::vector<char *> c_strings(std::vector<std::string> &strings) {
@@ -538,9 +1050,33 @@ std::vector<char *> c_strings(std::vector<std::string> &strings) {
   return out;
 }
 
+// Marks every descriptor from 3 up close-on-exec, except the inherited ones. Async-signal-safe.
+void cloexec_all_but(const std::vector<int> &keep) {
+  auto mark = [](unsigned first, unsigned last) {
+#if defined(CLOSE_RANGE_CLOEXEC)
+    if (::close_range(first, last, CLOSE_RANGE_CLOEXEC) == 0) return;
+#endif
+    const long max = ::sysconf(_SC_OPEN_MAX);
+    const unsigned end = std::min<unsigned>(last, max > 0 && max < 65536 ? max - 1 : 65535);
+    for (unsigned fd = first; fd <= end; ++fd)
+      ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  };
+  unsigned first = 3;
+  for (int fd : keep) {
+    if (static_cast<unsigned>(fd) > first) mark(first, static_cast<unsigned>(fd) - 1);
+    first = static_cast<unsigned>(fd) + 1;
+  }
+  mark(first, ~0U);
+}
+
+struct SpawnContext {
+  const SignalSetup &signals;
+  const std::vector<int> &inherited_fds;
+};
+
 // Forks a child that waits for the go byte, then execs the program. Never returns in the child.
-Child spawn(int index, ExecImage &image, const SignalSetup &signals,
-            const std::vector<Child> &siblings) {
+Child spawn(int index, ExecImage &image, const SpawnContext &ctx,
+            const std::vector<Child> &siblings, ChildOutput *output) {
   std::vector<char *> argv = c_strings(image.argv);
   std::vector<char *> envp = c_strings(image.environment);
   // For ENOEXEC (no #! line), run the file with /bin/sh as execvp does.
@@ -553,12 +1089,9 @@ Child spawn(int index, ExecImage &image, const SignalSetup &signals,
   const pid_t parent = ::getpid();
   std::fflush(nullptr);
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    std::fprintf(stderr, "ampirun: fork: %s\n", std::strerror(errno));
-    std::exit(EXIT_FAILURE);
-  }
+  if (pid < 0) fail_errno("fork");
   if (pid == 0) {
-    // Child: only async-signal-safe calls from here on.
+    // Child: only async-signal-safe calls from here on (libpmix's thread did not come along).
     for (const Child &sibling : siblings)
       ::close(sibling.go.get());
     ::close(go.write.get());
@@ -576,7 +1109,21 @@ Child spawn(int index, ExecImage &image, const SignalSetup &signals,
       n = ::read(go.read.get(), &byte, 1);
     while (n < 0 && errno == EINTR);
     if (n != 1) ::_exit(kExitExecFailed); // the launcher went away before starting us
-    ::sigprocmask(SIG_SETMASK, &signals.original_mask, nullptr);
+    if (output) {
+      ::dup2(output->out.write.get(), STDOUT_FILENO);
+      ::dup2(output->err.write.get(), STDERR_FILENO);
+    }
+    if (index > 0) {
+      // Only process 0 reads the standard input, as with other MPI launchers.
+      const int null = ::open("/dev/null", O_RDONLY);
+      if (null >= 0 && null != STDIN_FILENO) {
+        ::dup2(null, STDIN_FILENO);
+        ::close(null);
+      }
+    }
+    cloexec_all_but(ctx.inherited_fds); // libpmix's sockets, the other children's pipes
+    ::sigaction(SIGPIPE, &ctx.signals.original_sigpipe, nullptr);
+    ::sigprocmask(SIG_SETMASK, &ctx.signals.original_mask, nullptr);
     ::execve(image.path.c_str(), argv.data(), envp.data());
     if (errno == ENOEXEC) ::execve(sh_argv[0], sh_argv.data(), envp.data());
     const int err = errno;
@@ -613,34 +1160,95 @@ int release(Child &child) {
   return got == sizeof err ? err : 0;
 }
 
+// One output stream of one child, forwarded line by line with a "[process] " prefix.
+class TaggedStream {
+public:
+  TaggedStream(int process, Fd fd, int target)
+      : prefix_("[" + std::to_string(process) + "] "), fd_(std::move(fd)), target_(target) {
+    set_nonblocking(fd_.get());
+  }
+
+  int fd() const { return fd_.get(); }
+  bool open() const { return static_cast<bool>(fd_); }
+
+  // Reads what is available and forwards the complete lines; at EOF, forwards the rest too.
+  void pump() {
+    char buf[65536];
+    while (fd_) {
+      const ssize_t n = ::read(fd_.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) break;
+      if (n <= 0) { // EOF (or an error: treat it as the end)
+        fd_.reset();
+        if (!pending_.empty()) pending_ += '\n';
+        break;
+      }
+      pending_.append(buf, static_cast<std::size_t>(n));
+      if (pending_.size() >= kMaxTaggedLine && pending_.find('\n') == std::string::npos)
+        pending_ += '\n'; // a very long line: forward it in pieces
+      flush_lines();
+    }
+    flush_lines();
+  }
+
+private:
+  void flush_lines() {
+    std::string out;
+    std::size_t begin = 0;
+    for (std::size_t nl; (nl = pending_.find('\n', begin)) != std::string::npos; begin = nl + 1) {
+      out += prefix_;
+      out.append(pending_, begin, nl + 1 - begin);
+    }
+    pending_.erase(0, begin);
+    if (!out.empty()) write_all(target_, out); // one write per batch: lines stay whole
+  }
+
+  std::string prefix_;
+  Fd fd_;
+  int target_;
+  std::string pending_;
+};
+
 class Job {
 public:
-  Job(std::vector<Child> children, const SignalSetup &signals)
-      : children_(std::move(children)), signals_(signals) {}
+  Job(std::vector<Child> children, const SignalSetup &signals, EventQueue &events,
+      std::vector<TaggedStream> streams)
+      : children_(std::move(children)), signals_(signals), events_(events),
+        streams_(std::move(streams)) {
+    signal_fd_.reset(::signalfd(-1, &signals_.wait_set, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!signal_fd_) fail_errno("signalfd");
+  }
 
   // Waits for every child; returns ampirun's exit status.
   int wait() {
+    std::vector<pollfd> fds;
     while (running() > 0) {
-      siginfo_t info{};
-      int sig;
+      int timeout = -1;
       if (kill_deadline_) {
-        const std::time_t now = std::time(nullptr);
-        if (now >= *kill_deadline_) {
+        const std::int64_t left = *kill_deadline_ - now_ms();
+        if (left <= 0) {
           send_all(SIGKILL);
           kill_deadline_.reset();
           continue;
         }
-        timespec timeout{*kill_deadline_ - now, 0};
-        sig = ::sigtimedwait(&signals_.wait_set, &info, &timeout);
-      } else {
-        sig = ::sigwaitinfo(&signals_.wait_set, &info);
+        timeout = static_cast<int>(left);
       }
-      if (sig < 0) continue; // EINTR, or the kill deadline passed (EAGAIN)
-      if (sig == SIGCHLD)
-        reap();
-      else if (info.si_code != SI_KERNEL)
-        send_all(sig); // the terminal's signals already reached the process group
+      fds.clear();
+      fds.push_back({signal_fd_.get(), POLLIN, 0});
+      fds.push_back({events_.fd(), POLLIN, 0});
+      for (const TaggedStream &s : streams_)
+        if (s.open()) fds.push_back({s.fd(), POLLIN, 0});
+      if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) fail_errno("poll");
+      for (TaggedStream &s : streams_)
+        if (s.open()) s.pump();
+      process_events();
+      read_signals();
     }
+    // Everything the children wrote is in the pipes now; a grandchild may keep one open, so
+    // take what is there without waiting for the end.
+    for (TaggedStream &s : streams_)
+      s.pump();
+    process_events(); // release any caller still blocked in PMIx_Abort
     return status_.value_or(0);
   }
 
@@ -649,7 +1257,7 @@ public:
     if (terminating_) return;
     terminating_ = true;
     send_all(SIGTERM);
-    kill_deadline_ = std::time(nullptr) + kKillGraceSeconds;
+    kill_deadline_ = now_ms() + kKillGraceMs;
   }
 
 private:
@@ -665,41 +1273,122 @@ private:
       if (c.running) ::kill(c.pid, sig);
   }
 
-  void reap() {
-    int wstatus = 0;
-    pid_t pid;
-    while ((pid = ::waitpid(-1, &wstatus, WNOHANG)) > 0) {
-      for (Child &c : children_) {
-        if (c.pid != pid || !c.running) continue;
-        c.running = false;
-        finished(c, wstatus);
+  Child *child(int process) {
+    if (process < 0 || static_cast<std::size_t>(process) >= children_.size()) return nullptr;
+    return &children_[static_cast<std::size_t>(process)];
+  }
+
+  // The first failure decides the job's status; the other processes are then ended.
+  void failed(int status) {
+    if (status_) return;
+    status_ = status;
+    if (running() > 0) {
+      std::fprintf(stderr, "ampirun: ending the job: terminating the %d process%s still running\n",
+                   running(), running() == 1 ? "" : "es");
+      terminate();
+    }
+  }
+
+  void process_events() {
+    for (PmixEvent &e : events_.take()) {
+      Child *c = child(e.process);
+      switch (e.kind) {
+      case PmixEvent::connected:
+        if (c) c->connected = true;
+        break;
+      case PmixEvent::finalized:
+        if (c) c->finalized = true;
+        break;
+      case PmixEvent::aborted: {
+        if (!status_) { // the first failure only: with MPI_Abort, often every rank aborts
+          std::fprintf(stderr, "ampirun: process %d (pid %ld) called PMIx_Abort with status %d%s%s\n",
+                       e.process, c ? static_cast<long>(c->pid) : -1L, e.status,
+                       e.message.empty() ? "" : ": ", e.message.c_str());
+          // An exit status keeps 8 bits; an abort must not read as success.
+          int status = e.status & 0xff;
+          if (status == 0 && e.status != 0) status = 1;
+          failed(status);
+        }
+        terminate(); // the caller too, even when it is the last one running
+        if (e.cbfunc) e.cbfunc(PMIX_SUCCESS, e.cbdata);
+        break;
+      }
       }
     }
   }
 
+  void read_signals() {
+    signalfd_siginfo info{};
+    bool child_event = false;
+    while (::read(signal_fd_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      const int sig = static_cast<int>(info.ssi_signo);
+      if (sig == SIGCHLD)
+        child_event = true;
+      else if (info.ssi_code != SI_KERNEL)
+        send_all(sig); // the terminal's signals already reached the process group
+    }
+    if (child_event) reap();
+  }
+
+  void reap() {
+    process_events(); // PMIx events that a child caused before it exited come first
+    for (Child &c : children_) {
+      if (!c.running) continue;
+      int wstatus = 0;
+      pid_t pid;
+      do
+        pid = ::waitpid(c.pid, &wstatus, WNOHANG);
+      while (pid < 0 && errno == EINTR);
+      if (pid != c.pid) continue;
+      c.running = false;
+      finished(c, wstatus);
+    }
+  }
+
   void finished(const Child &c, int wstatus) {
-    int status = 0;
+    const bool many = children_.size() > 1;
     if (WIFSIGNALED(wstatus)) {
       const int sig = WTERMSIG(wstatus);
+      if (terminating_ && (sig == SIGTERM || sig == SIGKILL)) return; // ended by us
       std::fprintf(stderr, "ampirun: process %d (pid %ld) killed by signal %s (%s)\n", c.index,
                    static_cast<long>(c.pid), signal_name(sig).c_str(), ::strsignal(sig));
-      status = 128 + sig;
-    } else if (WIFEXITED(wstatus)) {
-      status = WEXITSTATUS(wstatus);
+      failed(128 + sig);
+      return;
     }
-    if (status == 0 || status_) return;
-    status_ = status; // the first failure decides the job's status
-    if (running() > 0) {
-      std::fprintf(stderr, "ampirun: process %d (pid %ld) failed (status %d); ending the job\n",
-                   c.index, static_cast<long>(c.pid), status);
-      terminate();
+    if (!WIFEXITED(wstatus)) return;
+    const int status = WEXITSTATUS(wstatus);
+    if (terminating_) return; // the job is ending already; the first failure counts
+    if (status != 0) {
+      if (many)
+        std::fprintf(stderr, "ampirun: process %d (pid %ld) exited with status %d\n", c.index,
+                     static_cast<long>(c.pid), status);
+      failed(status);
+      return;
+    }
+    if (c.connected && !c.finalized) {
+      // The others would wait for it in their next collective operation.
+      if (running() > 0) {
+        std::fprintf(stderr,
+                     "ampirun: process %d (pid %ld) exited without calling PMIx_Finalize "
+                     "(MPI_Finalize) while other processes still run\n",
+                     c.index, static_cast<long>(c.pid));
+        failed(kExitNoFinalize);
+      } else {
+        std::fprintf(stderr,
+                     "ampirun: warning: process %d (pid %ld) exited without calling "
+                     "PMIx_Finalize (MPI_Finalize)\n",
+                     c.index, static_cast<long>(c.pid));
+      }
     }
   }
 
   std::vector<Child> children_;
   const SignalSetup &signals_;
+  EventQueue &events_;
+  std::vector<TaggedStream> streams_;
+  Fd signal_fd_;
   std::optional<int> status_;
-  std::optional<std::time_t> kill_deadline_;
+  std::optional<std::int64_t> kill_deadline_;
   bool terminating_ = false;
 };
 
@@ -707,7 +1396,7 @@ void report_bindings(const std::vector<ProcessPlan> &plans, const std::vector<Ch
                      const Options &options) {
   std::fprintf(stderr, "ampirun: %d virtual rank%s over %zu process%s (map %s)\n", *options.vps,
                *options.vps == 1 ? "" : "s", plans.size(), plans.size() == 1 ? "" : "es",
-               options.map == MapPolicy::block ? "block" : "rr");
+               map_name(options.map));
   std::vector<std::pair<int, std::size_t>> rank_to_process;
   for (std::size_t p = 0; p < plans.size(); ++p)
     for (int rank : plans[p].ranks)
@@ -719,18 +1408,42 @@ void report_bindings(const std::vector<ProcessPlan> &plans, const std::vector<Ch
 }
 
 int run(int argc, char **argv) {
+  ensure_standard_descriptors();
   Options options = parse_command_line(argc, argv);
   const std::string path = resolve_program(options.argv.front());
+  scrub_environment();
   std::vector<ProcessPlan> plans = plan_job(options);
+  const std::vector<int> inherited_fds = inherited_descriptors();
 
+  // Before libpmix starts its thread, so that the thread inherits the blocked signals.
   const SignalSetup signals = setup_signals();
+  EventQueue events;
+  PrivateDir dir;
+  PmixServer server(dir.path(), events);
+  server.register_job(options.processes);
+
   std::vector<ExecImage> images;
   for (ProcessPlan &plan : plans)
-    images.push_back({path, options.argv, plan.environment});
+    images.push_back({path, options.argv, server.register_client(plan.index, plan.environment)});
 
+  std::vector<ChildOutput> outputs;
+  if (options.tag_output)
+    for (std::size_t p = 0; p < plans.size(); ++p)
+      outputs.push_back({make_pipe(), make_pipe()});
+
+  const SpawnContext ctx{signals, inherited_fds};
   std::vector<Child> children;
   for (std::size_t p = 0; p < plans.size(); ++p)
-    children.push_back(spawn(static_cast<int>(p), images[p], signals, children));
+    children.push_back(spawn(static_cast<int>(p), images[p], ctx, children,
+                             options.tag_output ? &outputs[p] : nullptr));
+
+  std::vector<TaggedStream> streams;
+  for (std::size_t p = 0; p < outputs.size(); ++p) {
+    outputs[p].out.write.reset(); // the children hold the write ends now
+    outputs[p].err.write.reset();
+    streams.emplace_back(static_cast<int>(p), std::move(outputs[p].out.read), STDOUT_FILENO);
+    streams.emplace_back(static_cast<int>(p), std::move(outputs[p].err.read), STDERR_FILENO);
+  }
 
   if (options.report_bindings) report_bindings(plans, children, options);
 
@@ -745,7 +1458,7 @@ int run(int argc, char **argv) {
       exec_failure = err;
     }
   }
-  Job job(std::move(children), signals);
+  Job job(std::move(children), signals, events, std::move(streams));
   if (exec_failure != 0) {
     job.terminate();
     job.wait();
@@ -763,5 +1476,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ampirun: %s\n", e.message.c_str());
     if (e.hint) std::fprintf(stderr, "Try 'ampirun --help' for more information.\n");
     return kExitUsage;
+  } catch (const FatalError &e) {
+    std::fprintf(stderr, "ampirun: %s\n", e.message.c_str());
+    return EXIT_FAILURE;
   }
 }

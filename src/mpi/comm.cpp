@@ -51,6 +51,7 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   d->rank = c->rank;
   d->group = c->group;
   d->errhandler = c->errhandler;
+  errhandler_retain(*self, d->errhandler);
   *newcomm = self->comms.add(std::move(d)).handle;
   return MPI_SUCCESS;
 }
@@ -97,6 +98,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newc
   }
   d->group = comm::Group::list(std::move(world));
   d->errhandler = c->errhandler;
+  errhandler_retain(*self, d->errhandler);
   *newcomm = self->comms.add(std::move(d)).handle;
   return MPI_SUCCESS;
 }
@@ -110,6 +112,7 @@ extern "C" int PMPI_Comm_free(MPI_Comm *comm) {
   AMPI_COMM_OR_RETURN(*self, c, *comm, fn)
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return raise(*comm, MPI_ERR_COMM, fn, "%s cannot be freed", comm_label(*c));
+  errhandler_release(*self, c->errhandler);
   self->comms.remove(*comm);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -40,6 +40,10 @@ inline std::size_t element_extent(MPI_Datatype t, MPI_Comm comm, const char *fn,
     return b->extent;
   return bad_type(t, comm, fn, err);
 }
+// Reference counting of user error handlers held by communicators (predefined ones: no-ops).
+void errhandler_retain(Rank &self, MPI_Errhandler eh);
+void errhandler_release(Rank &self, MPI_Errhandler eh);
+
 // The name of a communicator for messages ("MPI_COMM_WORLD", a user's name, or "comm 0x...").
 const char *comm_label(const comm::Comm &c);
 // The name of a datatype handle for messages.

@@ -117,6 +117,18 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
 
 } // namespace
 
+void errhandler_retain(Rank &self, MPI_Errhandler eh) {
+  const unsigned idx = static_cast<unsigned>(eh) ^ kErrhandlerKind;
+  if (idx >= 2 && idx - 2 < self.errhandlers.size())
+    ++self.errhandlers[idx - 2].refs;
+}
+
+void errhandler_release(Rank &self, MPI_Errhandler eh) {
+  const unsigned idx = static_cast<unsigned>(eh) ^ kErrhandlerKind;
+  if (idx >= 2 && idx - 2 < self.errhandlers.size() && --self.errhandlers[idx - 2].refs == 0)
+    self.errhandlers[idx - 2].fn = nullptr;
+}
+
 int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
   char detail[512];
   va_list ap;
@@ -218,11 +230,8 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
                                  self->errhandlers[idx - 2].fn != nullptr);
   if (!valid)
     return raise(comm, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
-  if (idx >= 2)
-    ++self->errhandlers[idx - 2].refs;
-  const unsigned old = static_cast<unsigned>(c->errhandler) ^ kErrhandlerKind;
-  if (old >= 2 && old - 2 < self->errhandlers.size() && --self->errhandlers[old - 2].refs == 0)
-    self->errhandlers[old - 2].fn = nullptr;
+  errhandler_retain(*self, errhandler);
+  errhandler_release(*self, c->errhandler);
   c->errhandler = errhandler;
   return MPI_SUCCESS;
 }
@@ -238,9 +247,7 @@ extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandle
   if (!errhandler)
     return raise(comm, MPI_ERR_ARG, fn, "errhandler=NULL");
   *errhandler = c->errhandler;
-  const unsigned idx = static_cast<unsigned>(c->errhandler) ^ kErrhandlerKind;
-  if (idx >= 2)
-    ++self->errhandlers[idx - 2].refs; // the caller must free the handle it got
+  errhandler_retain(*self, c->errhandler); // the caller must free the handle it got
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_get_errhandler)

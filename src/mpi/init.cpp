@@ -43,16 +43,20 @@ extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *prov
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Init_thread",
                  "required=%d is not a thread level", required);
   // Ranks are user-level threads sharing the PE's OS thread: only the rank itself may call MPI.
-  *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
-  return init_common("MPI_Init_thread");
+  const int level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  const int e = init_common("MPI_Init_thread");
+  if (e == MPI_SUCCESS) {
+    *provided = level;
+    Pe::get().current().thread_level = level;
+  }
+  return e;
 }
 AMPI_PMPI_ALIAS(MPI_Init_thread)
 
 extern "C" int PMPI_Query_thread(int *provided) {
   if (!provided)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Query_thread", "provided=NULL");
-  enter("MPI_Query_thread");
-  *provided = MPI_THREAD_FUNNELED;
+  *provided = enter("MPI_Query_thread")->thread_level;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Query_thread)

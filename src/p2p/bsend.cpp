@@ -5,6 +5,7 @@
 #include "ranks/pe.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace ampi::p2p {
@@ -13,9 +14,11 @@ namespace {
 
 constexpr std::size_t kAlign = 16;
 
-// First fit in the gaps between used blocks; MPI_BSEND_OVERHEAD per message is accounted for.
+// First fit in the gaps between used blocks. Each message takes its size plus
+// MPI_BSEND_OVERHEAD, which also absorbs the alignment of its data (at most kAlign - 1 bytes).
 bool reserve(BsendBuffer &b, std::size_t bytes, std::size_t &offset) {
-  const std::size_t need = (bytes + MPI_BSEND_OVERHEAD + kAlign - 1) / kAlign * kAlign;
+  static_assert(MPI_BSEND_OVERHEAD >= kAlign);
+  const std::size_t need = bytes + MPI_BSEND_OVERHEAD;
   std::size_t at = 0;
   auto it = b.used.begin();
   for (;; ++it) {
@@ -49,7 +52,8 @@ int start_bsend(const Route &route, const void *buf, std::size_t bytes) {
   std::size_t offset = 0;
   if (!self.bsend.base || !reserve(self.bsend, bytes, offset))
     return MPI_ERR_BUFFER;
-  std::byte *copy = self.bsend.base + offset;
+  const auto start = reinterpret_cast<std::uintptr_t>(self.bsend.base + offset);
+  std::byte *copy = self.bsend.base + offset + ((kAlign - start % kAlign) % kAlign);
   if (bytes)
     std::memcpy(copy, buf, bytes);
   Request &req = self.requests.create(self);

@@ -231,8 +231,10 @@ int Pe::run() {
 
 void Pe::block(const char *call) {
   Rank &r = current();
-  if (transport_ && (++blocks_ & 63) == 0)
-    transport_->progress(); // ranks that keep each other busy must not starve the network
+  // Ranks that keep each other busy must not starve the network. If that progress did anything,
+  // return instead of blocking: the caller re-checks what it waits for (it may be done now).
+  if (transport_ && (++blocks_ & 63) == 0 && transport_->progress())
+    return;
   r.blocked_in = call;
   scheduler_.block();
   r.blocked_in = nullptr;

@@ -73,6 +73,8 @@ public:
   }
 
   // Scheduling, from inside a rank.
+  // Suspends the running rank until it is woken. May return early (spuriously): callers loop on
+  // the condition they wait for.
   void block(const char *call);
   void yield() noexcept {
     poll();

@@ -50,6 +50,7 @@ public:
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
 
   bool initialized = false;
+  int thread_level = MPI_THREAD_SINGLE; // what MPI_Init(_thread) provided
   bool finalized = false;
   bool probing = false; // blocked in MPI_Probe: new unexpected messages wake it
   int exit_code = 0;

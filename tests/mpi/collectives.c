@@ -8,6 +8,8 @@
  *  - Reduce to every root: MPI_SUM/PROD/MAX/MIN/LAND/BOR/BXOR on MPI_INT, SUM/MAX/MIN on
  *    MPI_DOUBLE and MPI_LONG, BOR/BXOR on MPI_UNSIGNED, LAND/LOR/LXOR, MPI_MINLOC/MPI_MAXLOC on
  *    MPI_2INT and MPI_DOUBLE_INT, with and without MPI_IN_PLACE at the root;
+ *  - Reduce of 0 elements, NULL receive buffers at non-root ranks; MPI_Reduce_local and
+ *    MPI_Op_commutative with predefined ops;
  *  - Allreduce: counts 0, 1, 7, 1000, 20000 doubles, with and without MPI_IN_PLACE, and 1M
  *    doubles (MPI_IN_PLACE, on MPI_COMM_WORLD); every integer op and MPI_MAXLOC;
  * on MPI_COMM_WORLD, on MPI_Comm_split halves (odd/even), on a split with reversed keys, on
@@ -210,8 +212,13 @@ static void reduce_ints(const Comm *c, int root, int in_place) {
     if (in_place && c->rank == root) {
       memcpy(recv, send, sizeof send);
       CHECK_MPI(MPI_Reduce(MPI_IN_PLACE, recv, RN, MPI_INT, int_op(k), root, c->comm));
-    } else {
+    } else if (c->rank == root) {
       CHECK_MPI(MPI_Reduce(send, recv, RN, MPI_INT, int_op(k), root, c->comm));
+    } else if (in_place) {
+      CHECK_MPI(MPI_Reduce(send, recv, RN, MPI_INT, int_op(k), root, c->comm));
+    } else {
+      /* The receive buffer is not significant at a non-root rank: NULL is fine. */
+      CHECK_MPI(MPI_Reduce(send, NULL, RN, MPI_INT, int_op(k), root, c->comm));
     }
     if (c->rank == root) {
       for (i = 0; i < RN; ++i) {
@@ -220,10 +227,6 @@ static void reduce_ints(const Comm *c, int root, int in_place) {
               "%s: Reduce(MPI_%s%s) to root %d: element %d = %d, expected %d", c->name,
               kIntOpNames[k], in_place ? ", MPI_IN_PLACE" : "", root, i, recv[i], want);
       }
-    } else if (!in_place) {
-      for (i = 0; i < RN; ++i)
-        CHECK(recv[i] == -999, "%s: Reduce wrote the receive buffer of a non-root rank",
-              c->name);
     }
     for (i = 0; i < RN; ++i)
       CHECK(in_place && c->rank == root ? 1 : send[i] == int_contrib(k, me, i),
@@ -366,6 +369,13 @@ static void reduce_others(const Comm *c, int root, int in_place) {
 
 static void reduce_test(const Comm *c) {
   int root, in_place;
+  /* count 0 */
+  for (root = 0; root < c->size; root += (c->size > 3 ? c->size / 3 : 1)) {
+    int dummy = 5;
+    CHECK_MPI(MPI_Reduce(&dummy, c->rank == root ? &dummy : NULL, 0, MPI_INT, MPI_SUM, root,
+                         c->comm));
+    CHECK(dummy == 5, "%s: Reduce of 0 ints wrote a buffer", c->name);
+  }
   for (root = 0; root < c->size; ++root)
     for (in_place = 0; in_place < 2; ++in_place) {
       reduce_ints(c, root, in_place);
@@ -450,6 +460,32 @@ static void allreduce_test(const Comm *c, int large) {
   }
 }
 
+/* ---- local reductions ---- */
+static void local_test(void) {
+  static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX,  MPI_MIN,    MPI_LAND,  MPI_LOR,
+                               MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
+  int in[4] = {1, -2, 30, 7}, inout[4] = {10, 20, -30, 7}, i, commute = -1;
+  double din[3] = {0.5, -1.5, 2.0}, dio[3] = {4.0, 4.0, 4.0};
+  IntInt pin[2] = {{3, 9}, {5, 1}}, pio[2] = {{3, 2}, {4, 0}};
+  CHECK_MPI(MPI_Reduce_local(in, inout, 4, MPI_INT, MPI_SUM));
+  CHECK(inout[0] == 11 && inout[1] == 18 && inout[2] == 0 && inout[3] == 14,
+        "Reduce_local SUM: %d %d %d %d", inout[0], inout[1], inout[2], inout[3]);
+  CHECK_MPI(MPI_Reduce_local(in, inout, 4, MPI_INT, MPI_MAX));
+  CHECK(inout[0] == 11 && inout[1] == 18 && inout[2] == 30 && inout[3] == 14,
+        "Reduce_local MAX: %d %d %d %d", inout[0], inout[1], inout[2], inout[3]);
+  CHECK_MPI(MPI_Reduce_local(din, dio, 3, MPI_DOUBLE, MPI_PROD));
+  CHECK(dio[0] == 2.0 && dio[1] == -6.0 && dio[2] == 8.0, "Reduce_local PROD: %g %g %g", dio[0],
+        dio[1], dio[2]);
+  CHECK_MPI(MPI_Reduce_local(pin, pio, 2, MPI_2INT, MPI_MINLOC));
+  CHECK(pio[0].val == 3 && pio[0].loc == 2 && pio[1].val == 4 && pio[1].loc == 0,
+        "Reduce_local MINLOC: (%d,%d) (%d,%d)", pio[0].val, pio[0].loc, pio[1].val, pio[1].loc);
+  CHECK_MPI(MPI_Reduce_local(in, inout, 0, MPI_INT, MPI_SUM));
+  for (i = 0; i < (int)(sizeof ops / sizeof ops[0]); ++i) {
+    CHECK_MPI(MPI_Op_commutative(ops[i], &commute));
+    CHECK(commute == 1, "MPI_Op_commutative of predefined op %d: %d", i, commute);
+  }
+}
+
 /* ---- communicators ---- */
 static void run_all(const Comm *c, int large) {
   int size = -1, rank = -1;
@@ -499,6 +535,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
+  local_test();
   world.comm = MPI_COMM_WORLD;
   world.name = "MPI_COMM_WORLD";
   world.size = size;

@@ -11,7 +11,7 @@
  *  - MPI_Comm_group, MPI_Group_size/rank/incl/translate_ranks (MPI_PROC_NULL, MPI_UNDEFINED for
  *    non-members), MPI_Group_free;
  *  - MPI_TAG_UB (>= 32767, usable as a tag) through MPI_Comm_get_attr and MPI_Attr_get, also on a
- *    dup; MPI_Comm_test_inter;
+ *    dup; the other predefined attributes of MPI_COMM_WORLD have sane values; MPI_Comm_test_inter;
  *  - 1000 MPI_Comm_dup + MPI_Comm_free in a loop, 100 splits + frees, 64 live dups at once.
  * Works for any number of ranks. */
 #include "mpitest.h"
@@ -280,6 +280,24 @@ static void tag_ub_test(int rank) {
   flag = 0;
   CHECK_MPI(MPI_Comm_get_attr(dup, MPI_TAG_UB, &value, &flag));
   CHECK(flag && value && *value == ub, "MPI_TAG_UB on a dup differs");
+  /* The other predefined attributes of MPI_COMM_WORLD, where set, have sane values. */
+  {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &value, &flag));
+    CHECK(!flag || *value == MPI_PROC_NULL || (*value >= 0 && *value < size), "MPI_HOST = %d",
+          *value);
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &value, &flag));
+    CHECK(!flag || *value == MPI_PROC_NULL || *value == MPI_ANY_SOURCE ||
+              (*value >= 0 && *value < size),
+          "MPI_IO = %d", *value);
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &value, &flag));
+    CHECK(!flag || *value == 0 || *value == 1, "MPI_WTIME_IS_GLOBAL = %d", *value);
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &value, &flag));
+    CHECK(!flag || *value >= size, "MPI_UNIVERSE_SIZE = %d < %d", *value, size);
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &value, &flag));
+    CHECK(!flag || *value >= 0, "MPI_APPNUM = %d", *value);
+  }
   /* The largest tag is usable. */
   CHECK_MPI(MPI_Isend(&rank, 1, MPI_INT, rank, ub, dup, &r));
   CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, rank, ub, dup, MPI_STATUS_IGNORE));

@@ -8,6 +8,7 @@
  *    past the receive buffer are not written (guard region), status source/tag/count are sane,
  *    and the next message on the same channel is unaffected; the sender sees no error;
  *  - MPI_Error_class / MPI_Error_string of these codes (distinct, non-empty strings);
+ *  - error handlers are per rank (setting one on some ranks leaves the others alone);
  *  - a handler from MPI_Comm_create_errhandler is called with the communicator and the code,
  *    the failing call then returns the code; MPI_Comm_call_errhandler; handlers are per
  *    communicator and inherited by MPI_Comm_dup; MPI_Comm_get_errhandler / MPI_Errhandler_free.
@@ -175,6 +176,50 @@ static void truncation(int rank, int size) {
       CHECK_MPI(MPI_Wait(&sr[0], MPI_STATUS_IGNORE));
     check_guard(raw + (size_t)cap * sizeof(int), "MPI_Irecv/MPI_Waitall");
     check_truncated(&sts[1], in, cap, left, 700 + k, left * 1000000 + k * 10000, "MPI_Waitall");
+
+    /* MPI_Waitany: the error of the completed request (MPI_ERR_TRUNCATE). */
+    {
+      MPI_Request two[2];
+      int index = -1, outcount = -1, idx[2], flag = 0;
+      memset(raw, PATTERN, (size_t)cap * sizeof(int) + GUARD);
+      two[0] = MPI_REQUEST_NULL;
+      CHECK_MPI(MPI_Irecv(in, cap, MPI_INT, left, 800 + k, MPI_COMM_WORLD, &two[1]));
+      CHECK_MPI(MPI_Isend(out, n, MPI_INT, right, 800 + k, MPI_COMM_WORLD, &sr[0]));
+      rc = MPI_Waitany(2, two, &index, &st);
+      CHECK(mt_class(rc) == MPI_ERR_TRUNCATE && index == 1,
+            "MPI_Waitany on a truncated receive: returned %d, index %d", rc, index);
+      check_guard(raw + (size_t)cap * sizeof(int), "MPI_Irecv/MPI_Waitany");
+      check_truncated(&st, in, cap, left, 800 + k, left * 1000000 + k * 10000, "MPI_Waitany");
+      CHECK_MPI(MPI_Wait(&sr[0], MPI_STATUS_IGNORE));
+
+      /* MPI_Waitsome: MPI_ERR_IN_STATUS, the class in the status. */
+      memset(raw, PATTERN, (size_t)cap * sizeof(int) + GUARD);
+      CHECK_MPI(MPI_Irecv(in, cap, MPI_INT, left, 900 + k, MPI_COMM_WORLD, &two[1]));
+      CHECK_MPI(MPI_Isend(out, n, MPI_INT, right, 900 + k, MPI_COMM_WORLD, &sr[0]));
+      rc = MPI_Waitsome(2, two, &outcount, idx, sts);
+      CHECK(rc == MPI_ERR_IN_STATUS && outcount == 1 && idx[0] == 1,
+            "MPI_Waitsome on a truncated receive: returned %d, outcount %d", rc, outcount);
+      CHECK(mt_class(sts[0].MPI_ERROR) == MPI_ERR_TRUNCATE, "MPI_Waitsome: MPI_ERROR %d",
+            sts[0].MPI_ERROR);
+      check_guard(raw + (size_t)cap * sizeof(int), "MPI_Irecv/MPI_Waitsome");
+      check_truncated(&sts[0], in, cap, left, 900 + k, left * 1000000 + k * 10000,
+                      "MPI_Waitsome");
+      CHECK_MPI(MPI_Wait(&sr[0], MPI_STATUS_IGNORE));
+
+      /* MPI_Test polling: MPI_ERR_TRUNCATE when it completes. */
+      memset(raw, PATTERN, (size_t)cap * sizeof(int) + GUARD);
+      CHECK_MPI(MPI_Irecv(in, cap, MPI_INT, left, 1000 + k, MPI_COMM_WORLD, &rr));
+      CHECK_MPI(MPI_Isend(out, n, MPI_INT, right, 1000 + k, MPI_COMM_WORLD, &sr[0]));
+      for (i = 0, rc = MPI_SUCCESS; !flag && rc == MPI_SUCCESS; ++i) {
+        CHECK(i < 10000000, "MPI_Test never completes a truncated receive");
+        rc = MPI_Test(&rr, &flag, &st);
+      }
+      CHECK(mt_class(rc) == MPI_ERR_TRUNCATE && flag,
+            "MPI_Test on a truncated receive: returned %d, flag %d", rc, flag);
+      check_guard(raw + (size_t)cap * sizeof(int), "MPI_Irecv/MPI_Test");
+      check_truncated(&st, in, cap, left, 1000 + k, left * 1000000 + k * 10000, "MPI_Test");
+      CHECK_MPI(MPI_Wait(&sr[0], MPI_STATUS_IGNORE));
+    }
     free(out);
     free(out2);
     free(raw);
@@ -289,7 +334,25 @@ static void handlers(int rank, int size) {
   CHECK(g_handled[rank].calls == 4 && mt_class(rc) == MPI_ERR_TAG,
         "after MPI_ERRORS_RETURN on dup2: calls %d rc %d", g_handled[rank].calls, rc);
   CHECK_MPI(MPI_Errhandler_free(&got2));
+  /* dup still uses the handler (MPI_Comm_dup gave dup2 a reference of its own, which dup2
+   * dropped when it got MPI_ERRORS_RETURN): an error on dup still calls it. If the library lost
+   * count of the references, the handler is gone and this error is fatal. */
+  rc = MPI_Send(buf, 1, MPI_INT, size + 1, 0, dup);
+  CHECK(g_handled[rank].calls == 5 && mt_class(g_handled[rank].code) == MPI_ERR_RANK &&
+            g_handled[rank].comm == dup,
+        "error on dup after dup2 changed its handler: calls %d code %d", g_handled[rank].calls,
+        g_handled[rank].code);
+  CHECK(mt_class(rc) == MPI_ERR_RANK, "MPI_Send (bad rank) on dup returned %d", rc);
   CHECK_MPI(MPI_Comm_free(&dup2));
+  /* A handler used by a communicator that was freed can be created, set and freed again. */
+  CHECK_MPI(MPI_Comm_free(&dup));
+  CHECK_MPI(MPI_Comm_create_errhandler(handler, &eh));
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  CHECK_MPI(MPI_Comm_set_errhandler(dup, eh));
+  CHECK_MPI(MPI_Errhandler_free(&eh));
+  CHECK_MPI(MPI_Comm_call_errhandler(dup, MPI_ERR_COUNT));
+  CHECK(g_handled[rank].calls == 6 && g_handled[rank].code == MPI_ERR_COUNT,
+        "second handler: calls %d code %d", g_handled[rank].calls, g_handled[rank].code);
   CHECK_MPI(MPI_Comm_free(&dup));
 }
 
@@ -303,6 +366,15 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
   CHECK(eh == MPI_ERRORS_ARE_FATAL, "the default error handler of MPI_COMM_WORLD is not "
                                     "MPI_ERRORS_ARE_FATAL");
+  /* The error handler is each rank's own: odd ranks set MPI_ERRORS_RETURN first, even ranks
+   * still have MPI_ERRORS_ARE_FATAL afterwards. */
+  if (rank % 2 == 1)
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+  CHECK(eh == (rank % 2 == 1 ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL),
+        "setting the error handler of MPI_COMM_WORLD on odd ranks changed it on rank %d", rank);
+  MPI_Barrier(MPI_COMM_WORLD);
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
   CHECK(eh == MPI_ERRORS_RETURN, "MPI_Comm_get_errhandler after set: not MPI_ERRORS_RETURN");

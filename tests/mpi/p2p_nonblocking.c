@@ -300,7 +300,7 @@ static void request_free(int rank, int size) {
 static void polling(int rank, int size) {
   const int last = size - 1;
   const int big = 300000; /* rendezvous-sized */
-  MPI_Request r;
+  MPI_Request r, gor;
   MPI_Status st;
   int flag = 0, value = -1, go = 1, i;
   long polls = 0;
@@ -313,7 +313,8 @@ static void polling(int rank, int size) {
     CHECK_MPI(MPI_Test(&r, &flag, &st));
     CHECK(!flag, "MPI_Test completed a receive whose message was never sent");
     CHECK(r != MPI_REQUEST_NULL, "MPI_Test (flag 0) freed the request");
-    CHECK_MPI(MPI_Send(&go, 1, MPI_INT, last, 81, MPI_COMM_WORLD));
+    /* nonblocking: with one rank the go message goes to the rank itself */
+    CHECK_MPI(MPI_Isend(&go, 1, MPI_INT, last, 81, MPI_COMM_WORLD, &gor));
   }
   if (rank == last) {
     CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, 0, 81, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -329,6 +330,7 @@ static void polling(int rank, int size) {
     CHECK(r == MPI_REQUEST_NULL, "MPI_Test (flag 1) did not free the request");
     CHECK(value == 4242 && st.MPI_SOURCE == last && st.MPI_TAG == 80,
           "polled receive: value %d source %d tag %d", value, st.MPI_SOURCE, st.MPI_TAG);
+    CHECK_MPI(MPI_Wait(&gor, MPI_STATUS_IGNORE));
   }
 
   /* (2) Rank 0 sends a large message to the last rank with MPI_Isend and polls with
@@ -339,7 +341,7 @@ static void polling(int rank, int size) {
       buf[i] = val(0, last, 9, i);
     CHECK_MPI(MPI_Isend(buf, big, MPI_INT, last, 82, MPI_COMM_WORLD, &r));
     CHECK_MPI(MPI_Request_get_status(r, &flag, &st));
-    CHECK_MPI(MPI_Send(&go, 1, MPI_INT, last, 83, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Isend(&go, 1, MPI_INT, last, 83, MPI_COMM_WORLD, &gor));
   }
   if (rank == last) {
     int *in = mt_malloc((size_t)big * sizeof(int));
@@ -360,6 +362,7 @@ static void polling(int rank, int size) {
     CHECK_MPI(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
     CHECK(flag, "MPI_Test after MPI_Request_get_status returned flag 1: flag 0");
     CHECK(r == MPI_REQUEST_NULL, "MPI_Test did not free the request");
+    CHECK_MPI(MPI_Wait(&gor, MPI_STATUS_IGNORE));
   }
 
   /* (3) Every rank polls with MPI_Testall for messages from all its ring neighbours, which are

@@ -5,6 +5,7 @@
  *    them with ANY_SOURCE and checks the order per sender;
  *  - tag matching: messages received in another order than they were sent, by tag, and
  *    ANY_TAG picking the earliest message that is left;
+ *  - posted receives with mixed wildcards are matched in the order they were posted;
  *  - MPI_Probe (ANY_SOURCE / ANY_TAG) then MPI_Recv of the probed size, MPI_Iprobe polling
  *    loops, MPI_Iprobe of MPI_PROC_NULL and of a message that does not exist.
  * Works for any number of ranks (the root also sends to itself). */
@@ -149,6 +150,44 @@ static void tag_order(int rank, int size) {
   free(in);
 }
 
+/* Posted receives are matched in the order they were posted, whatever mix of wildcards they
+ * use: a message goes to the earliest posted receive that matches it. The left neighbour sends
+ * the messages only after all receives are posted (barrier). */
+static void posted_order(int rank, int size) {
+  const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+  /* receive patterns (source, tag); L = left neighbour */
+  enum { NR = 8 };
+  const int src[NR] = {MPI_ANY_SOURCE, left, MPI_ANY_SOURCE, left,
+                       left,           MPI_ANY_SOURCE, left, MPI_ANY_SOURCE};
+  const int tag[NR] = {500, 500, MPI_ANY_TAG, MPI_ANY_TAG, 501, 501, 500, MPI_ANY_TAG};
+  /* messages sent by the left neighbour, in this order, and the receive each must land in:
+   * 500 -> r0; 500 -> r1; 501 -> r2 (ANY/ANY posted before the 501 receives); 500 -> r3;
+   * 501 -> r4; 501 -> r5; 500 -> r6; 502 -> r7 */
+  const int sent_tag[NR] = {500, 500, 501, 500, 501, 501, 500, 502};
+  MPI_Request rr[NR], sr[NR];
+  MPI_Status st[NR];
+  int in[NR][2], out[NR][2], k;
+  for (k = 0; k < NR; ++k) {
+    in[k][0] = in[k][1] = -1;
+    CHECK_MPI(MPI_Irecv(in[k], 2, MPI_INT, src[k], tag[k], MPI_COMM_WORLD, &rr[k]));
+  }
+  MPI_Barrier(MPI_COMM_WORLD); /* all receives are posted before any message is sent */
+  for (k = 0; k < NR; ++k) {
+    out[k][0] = rank;
+    out[k][1] = k;
+    CHECK_MPI(MPI_Isend(out[k], 2, MPI_INT, right, sent_tag[k], MPI_COMM_WORLD, &sr[k]));
+  }
+  CHECK_MPI(MPI_Waitall(NR, rr, st));
+  for (k = 0; k < NR; ++k) {
+    CHECK(in[k][0] == left && in[k][1] == k && st[k].MPI_SOURCE == left &&
+              st[k].MPI_TAG == sent_tag[k],
+          "posted receive %d (source %d, tag %d) got message #%d (from %d, tag %d), expected #%d "
+          "with tag %d",
+          k, src[k], tag[k], in[k][1], st[k].MPI_SOURCE, st[k].MPI_TAG, k, sent_tag[k]);
+  }
+  CHECK_MPI(MPI_Waitall(NR, sr, MPI_STATUSES_IGNORE));
+}
+
 /* Every rank sends one message of a size it alone knows to root (some rendezvous-sized); the
  * root probes with ANY_SOURCE/ANY_TAG, allocates what MPI_Get_count says and receives it. */
 static int probe_len(int rank) { return (rank * 7919) % 5 == 0 ? 30000 + rank : (rank * 37) % 200; }
@@ -199,7 +238,7 @@ static void iprobe_poll(int rank, int size, int root) {
   int go = 1, payload[2] = {rank, rank * 3}, i, flag = 0;
   MPI_Status st;
   if (rank == root) {
-    MPI_Request *req = mt_malloc((size_t)size * sizeof(MPI_Request));
+    MPI_Request *req = mt_malloc((size_t)size * sizeof(MPI_Request)), own;
     int *seen = mt_malloc((size_t)size * sizeof(int)), k, in[2];
     long polls = 0;
     /* Nothing has been sent with tag 400 yet. */
@@ -210,9 +249,9 @@ static void iprobe_poll(int rank, int size, int root) {
       seen[i] = 0;
       CHECK_MPI(MPI_Isend(&go, 1, MPI_INT, i, 401, MPI_COMM_WORLD, &req[i]));
     }
-    /* The root itself answers now (it cannot wait in the loop below for itself). */
+    /* The root itself answers now (nonblocking: it receives its own message in the loop). */
     CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, root, 401, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    CHECK_MPI(MPI_Send(payload, 2, MPI_INT, root, 400, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Isend(payload, 2, MPI_INT, root, 400, MPI_COMM_WORLD, &own));
     for (k = 0; k < size; ++k) {
       flag = 0;
       while (!flag) {
@@ -228,6 +267,7 @@ static void iprobe_poll(int rank, int size, int root) {
             in[1]);
     }
     CHECK_MPI(MPI_Waitall(size, req, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Wait(&own, MPI_STATUS_IGNORE));
     free(req);
     free(seen);
   } else {
@@ -261,6 +301,8 @@ int main(int argc, char **argv) {
   non_overtaking(rank, size, size - 1, 78, 1);
   MPI_Barrier(MPI_COMM_WORLD);
   tag_order(rank, size);
+  MPI_Barrier(MPI_COMM_WORLD);
+  posted_order(rank, size);
   MPI_Barrier(MPI_COMM_WORLD);
   for (root = 0; root < size; root += step)
     probe_recv(rank, size, root);
