@@ -18,20 +18,17 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size < 2) {
-    if (rank == 0)
-      fprintf(stderr, "pingpong needs at least 2 ranks\n");
+    if (rank == 0) fprintf(stderr, "pingpong needs at least 2 ranks\n");
     MPI_Finalize();
     return 1;
   }
   long min = argc > 1 ? atol(argv[1]) : 8;
   long max = argc > 2 ? atol(argv[2]) : 4L << 20;
   int batches = argc > 3 ? atoi(argv[3]) : 9;
-  if (batches > 64)
-    batches = 64;
+  if (batches > 64) batches = 64;
   char *buf = malloc((size_t)max + 1);
   memset(buf, 'x', (size_t)max + 1);
-  if (rank == 0)
-    printf("# %-10s %14s %14s\n", "bytes", "latency_us", "bandwidth_MB/s");
+  if (rank == 0) printf("# %-10s %14s %14s\n", "bytes", "latency_us", "bandwidth_MB/s");
   for (long n = min; n <= max; n = n ? n * 2 : 1) {
     int iters = n <= 4096 ? 200000 : n <= (1L << 20) ? 2000 : 200;
     iters /= batches > 0 ? 1 : 1;
@@ -53,10 +50,8 @@ int main(int argc, char **argv) {
     }
     qsort(t, (size_t)batches, sizeof t[0], cmp);
     double med = t[batches / 2];
-    if (rank == 0)
-      printf("  %-10ld %14.3f %14.1f\n", n, med, n / med);
-    if (n == 0 && max == 0)
-      break;
+    if (rank == 0) printf("  %-10ld %14.3f %14.1f\n", n, med, n / med);
+    if (n == 0 && max == 0) break;
   }
   free(buf);
   MPI_Finalize();

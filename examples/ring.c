@@ -13,8 +13,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Get_processor_name(host, &len);
   const int laps = argc > 1 ? atoi(argv[1]) : 100;
-  if (size <= 16 || rank == 0)
-    printf("hello from rank %d of %d on %s\n", rank, size, host);
+  if (size <= 16 || rank == 0) printf("hello from rank %d of %d on %s\n", rank, size, host);
 
   long token = 0;
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;

@@ -62,8 +62,7 @@ void bcast(const comm::Comm &c, void *buf, std::size_t bytes, int root) {
     mask <<= 1;
   }
   for (mask >>= 1; mask > 0; mask >>= 1)
-    if (vr + mask < p)
-      send(c, (vr + mask + root) % p, kBcast, buf, bytes);
+    if (vr + mask < p) send(c, (vr + mask + root) % p, kBcast, buf, bytes);
 }
 
 void reduce(const comm::Comm &c, const void *send_buf, void *recv_buf, std::size_t count,
@@ -72,8 +71,7 @@ void reduce(const comm::Comm &c, const void *send_buf, void *recv_buf, std::size
   const std::size_t bytes = count * op.extent;
   const void *mine = send_buf ? send_buf : recv_buf;
   if (p == 1) {
-    if (mine != recv_buf && bytes)
-      std::memcpy(recv_buf, mine, bytes);
+    if (mine != recv_buf && bytes) std::memcpy(recv_buf, mine, bytes);
     return;
   }
   // Non-commutative operations need rank order: reduce towards rank 0, then hand to the root.
@@ -81,8 +79,7 @@ void reduce(const comm::Comm &c, const void *send_buf, void *recv_buf, std::size
   const int vr = (c.rank - target + p) % p;
   auto acc = scratch(bytes);
   auto tmp = scratch(bytes);
-  if (bytes)
-    std::memcpy(acc.get(), mine, bytes);
+  if (bytes) std::memcpy(acc.get(), mine, bytes);
   for (int mask = 1; mask < p; mask <<= 1) {
     if (vr & mask) {
       send(c, (vr - mask + target) % p, kReduce, acc.get(), bytes);
@@ -95,8 +92,7 @@ void reduce(const comm::Comm &c, const void *send_buf, void *recv_buf, std::size
     }
   }
   if (target == root) {
-    if (c.rank == root && bytes)
-      std::memcpy(recv_buf, acc.get(), bytes);
+    if (c.rank == root && bytes) std::memcpy(recv_buf, acc.get(), bytes);
   } else if (c.rank == target) {
     send(c, root, kReduce, acc.get(), bytes);
   } else if (c.rank == root) {
@@ -108,10 +104,8 @@ void allreduce(const comm::Comm &c, const void *send_buf, void *recv_buf, std::s
                const Reducer &op) {
   const int p = c.size();
   const std::size_t bytes = count * op.extent;
-  if (send_buf && send_buf != recv_buf && bytes)
-    std::memcpy(recv_buf, send_buf, bytes);
-  if (p == 1)
-    return;
+  if (send_buf && send_buf != recv_buf && bytes) std::memcpy(recv_buf, send_buf, bytes);
+  if (p == 1) return;
   auto tmp = scratch(bytes);
   std::byte *acc = static_cast<std::byte *>(recv_buf);
   int pof2 = 1;
@@ -142,8 +136,7 @@ void allreduce(const comm::Comm &c, const void *send_buf, void *recv_buf, std::s
         op(tmp.get(), acc, count);
       } else {
         op(acc, tmp.get(), count);
-        if (bytes)
-          std::memcpy(acc, tmp.get(), bytes);
+        if (bytes) std::memcpy(acc, tmp.get(), bytes);
       }
     }
   }
@@ -158,8 +151,7 @@ void allreduce(const comm::Comm &c, const void *send_buf, void *recv_buf, std::s
 void allgather(const comm::Comm &c, const void *send_buf, void *recv_buf, std::size_t bytes) {
   const int p = c.size();
   auto *out = static_cast<std::byte *>(recv_buf);
-  if (bytes)
-    std::memmove(out + static_cast<std::size_t>(c.rank) * bytes, send_buf, bytes);
+  if (bytes) std::memmove(out + static_cast<std::size_t>(c.rank) * bytes, send_buf, bytes);
   // Binomial gather to rank 0 (each subtree's blocks are contiguous), then broadcast.
   int have = 1;
   for (int mask = 1; mask < p; mask <<= 1) {

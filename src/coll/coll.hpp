@@ -21,8 +21,8 @@ struct Reducer {
 void barrier(const comm::Comm &c);
 void bcast(const comm::Comm &c, void *buf, std::size_t bytes, int root);
 // `send` may be MPI_IN_PLACE's meaning: nullptr = the root's data is already in `recv`.
-void reduce(const comm::Comm &c, const void *send, void *recv, std::size_t count,
-            const Reducer &op, int root);
+void reduce(const comm::Comm &c, const void *send, void *recv, std::size_t count, const Reducer &op,
+            int root);
 void allreduce(const comm::Comm &c, const void *send, void *recv, std::size_t count,
                const Reducer &op);
 // Every rank's `bytes` bytes at `send`, in rank order, into `recv` (size() * bytes) on all ranks.

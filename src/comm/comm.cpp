@@ -48,9 +48,13 @@ void CommTable::remove(MPI_Comm h) noexcept {
   }
 }
 
-std::size_t CommTable::live() const noexcept { return slots_.size() - free_slots_.size(); }
+std::size_t CommTable::live() const noexcept {
+  return slots_.size() - free_slots_.size();
+}
 
-GroupTable::GroupTable() { slots_.push_back(Group::list({})); }
+GroupTable::GroupTable() {
+  slots_.push_back(Group::list({}));
+}
 
 MPI_Group GroupTable::add(std::shared_ptr<const Group> g) {
   unsigned slot;

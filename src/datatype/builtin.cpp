@@ -15,7 +15,7 @@ template <class T> constexpr std::size_t data_size() {
     return sizeof(T);
 }
 
-#define AMPI_BUILTIN_TYPE(name, index, ctype, category)                                           \
+#define AMPI_BUILTIN_TYPE(name, index, ctype, category)                                            \
   {#name, data_size<ctype>(), sizeof(ctype), Category::category},
 constexpr Builtin kNone{nullptr, 0, 0, Category::None};
 

@@ -9,7 +9,20 @@ namespace ampi::datatype {
 
 namespace {
 
-enum class OpId : unsigned { Max = 1, Min, Sum, Prod, Land, Band, Lor, Bor, Lxor, Bxor, Minloc, Maxloc };
+enum class OpId : unsigned {
+  Max = 1,
+  Min,
+  Sum,
+  Prod,
+  Land,
+  Band,
+  Lor,
+  Bor,
+  Lxor,
+  Bxor,
+  Minloc,
+  Maxloc
+};
 
 template <class T, OpId op> void kernel(const void *in_, void *inout_, std::size_t n) {
   const T *in = static_cast<const T *>(in_);
@@ -47,68 +60,106 @@ template <class T, OpId op> void kernel(const void *in_, void *inout_, std::size
 
 template <class T> ReduceFn integer_op(OpId op) {
   switch (op) {
-  case OpId::Max: return kernel<T, OpId::Max>;
-  case OpId::Min: return kernel<T, OpId::Min>;
-  case OpId::Sum: return kernel<T, OpId::Sum>;
-  case OpId::Prod: return kernel<T, OpId::Prod>;
-  case OpId::Land: return kernel<T, OpId::Land>;
-  case OpId::Lor: return kernel<T, OpId::Lor>;
-  case OpId::Lxor: return kernel<T, OpId::Lxor>;
-  case OpId::Band: return kernel<T, OpId::Band>;
-  case OpId::Bor: return kernel<T, OpId::Bor>;
-  case OpId::Bxor: return kernel<T, OpId::Bxor>;
-  default: return nullptr;
+  case OpId::Max:
+    return kernel<T, OpId::Max>;
+  case OpId::Min:
+    return kernel<T, OpId::Min>;
+  case OpId::Sum:
+    return kernel<T, OpId::Sum>;
+  case OpId::Prod:
+    return kernel<T, OpId::Prod>;
+  case OpId::Land:
+    return kernel<T, OpId::Land>;
+  case OpId::Lor:
+    return kernel<T, OpId::Lor>;
+  case OpId::Lxor:
+    return kernel<T, OpId::Lxor>;
+  case OpId::Band:
+    return kernel<T, OpId::Band>;
+  case OpId::Bor:
+    return kernel<T, OpId::Bor>;
+  case OpId::Bxor:
+    return kernel<T, OpId::Bxor>;
+  default:
+    return nullptr;
   }
 }
 
 template <class T> ReduceFn float_op(OpId op) {
   switch (op) {
-  case OpId::Max: return kernel<T, OpId::Max>;
-  case OpId::Min: return kernel<T, OpId::Min>;
-  case OpId::Sum: return kernel<T, OpId::Sum>;
-  case OpId::Prod: return kernel<T, OpId::Prod>;
-  default: return nullptr;
+  case OpId::Max:
+    return kernel<T, OpId::Max>;
+  case OpId::Min:
+    return kernel<T, OpId::Min>;
+  case OpId::Sum:
+    return kernel<T, OpId::Sum>;
+  case OpId::Prod:
+    return kernel<T, OpId::Prod>;
+  default:
+    return nullptr;
   }
 }
 
 template <class T> ReduceFn complex_op(OpId op) {
   switch (op) {
-  case OpId::Sum: return kernel<T, OpId::Sum>;
-  case OpId::Prod: return kernel<T, OpId::Prod>;
-  default: return nullptr;
+  case OpId::Sum:
+    return kernel<T, OpId::Sum>;
+  case OpId::Prod:
+    return kernel<T, OpId::Prod>;
+  default:
+    return nullptr;
   }
 }
 
 template <class T> ReduceFn logical_op(OpId op) {
   switch (op) {
-  case OpId::Land: return kernel<T, OpId::Land>;
-  case OpId::Lor: return kernel<T, OpId::Lor>;
-  case OpId::Lxor: return kernel<T, OpId::Lxor>;
-  default: return nullptr;
+  case OpId::Land:
+    return kernel<T, OpId::Land>;
+  case OpId::Lor:
+    return kernel<T, OpId::Lor>;
+  case OpId::Lxor:
+    return kernel<T, OpId::Lxor>;
+  default:
+    return nullptr;
   }
 }
 
 template <class T> ReduceFn byte_op(OpId op) {
   switch (op) {
-  case OpId::Band: return kernel<T, OpId::Band>;
-  case OpId::Bor: return kernel<T, OpId::Bor>;
-  case OpId::Bxor: return kernel<T, OpId::Bxor>;
-  default: return nullptr;
+  case OpId::Band:
+    return kernel<T, OpId::Band>;
+  case OpId::Bor:
+    return kernel<T, OpId::Bor>;
+  case OpId::Bxor:
+    return kernel<T, OpId::Bxor>;
+  default:
+    return nullptr;
   }
 }
 
 template <class T> ReduceFn pair_op(OpId op) {
   switch (op) {
-  case OpId::Minloc: return kernel<T, OpId::Minloc>;
-  case OpId::Maxloc: return kernel<T, OpId::Maxloc>;
-  default: return nullptr;
+  case OpId::Minloc:
+    return kernel<T, OpId::Minloc>;
+  case OpId::Maxloc:
+    return kernel<T, OpId::Maxloc>;
+  default:
+    return nullptr;
   }
 }
 
-template <class T> ReduceFn char_op(OpId) { return nullptr; } // MPI_CHAR is not for reductions
-template <class T> ReduceFn none_op(OpId) { return nullptr; }
-template <class T> ReduceFn uint_op(OpId op) { return integer_op<T>(op); }
-template <class T> ReduceFn int_op(OpId op) { return integer_op<T>(op); }
+template <class T> ReduceFn char_op(OpId) {
+  return nullptr;
+} // MPI_CHAR is not for reductions
+template <class T> ReduceFn none_op(OpId) {
+  return nullptr;
+}
+template <class T> ReduceFn uint_op(OpId op) {
+  return integer_op<T>(op);
+}
+template <class T> ReduceFn int_op(OpId op) {
+  return integer_op<T>(op);
+}
 
 #define Char char_op
 #define Int int_op
@@ -121,7 +172,7 @@ template <class T> ReduceFn int_op(OpId op) { return integer_op<T>(op); }
 #define None none_op
 ReduceFn lookup(unsigned type_index, OpId op) {
   switch (type_index) {
-#define AMPI_BUILTIN_TYPE(name, index, ctype, category)                                           \
+#define AMPI_BUILTIN_TYPE(name, index, ctype, category)                                            \
   case index:                                                                                      \
     return category<ctype>(op);
 #include "datatype/builtin_types.def"
@@ -140,9 +191,9 @@ ReduceFn lookup(unsigned type_index, OpId op) {
 #undef Pair
 #undef None
 
-constexpr const char *kOpNames[] = {nullptr,    "MPI_MAX",  "MPI_MIN",    "MPI_SUM",
-                                    "MPI_PROD", "MPI_LAND", "MPI_BAND",   "MPI_LOR",
-                                    "MPI_BOR",  "MPI_LXOR", "MPI_BXOR",   "MPI_MINLOC",
+constexpr const char *kOpNames[] = {nullptr,      "MPI_MAX",     "MPI_MIN",  "MPI_SUM",
+                                    "MPI_PROD",   "MPI_LAND",    "MPI_BAND", "MPI_LOR",
+                                    "MPI_BOR",    "MPI_LXOR",    "MPI_BXOR", "MPI_MINLOC",
                                     "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
 constexpr unsigned kOpKind = 0x58000000;
 

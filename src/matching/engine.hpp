@@ -176,7 +176,7 @@ private:
   std::vector<const PostedReceive *> posted_in_order() const;
 
   std::unordered_map<Key, Bucket, KeyHash> buckets_; // nodes never move: bucket pointers stay valid
-  Key last_key_{};                 // the most recently used bucket (nullptr after a sweep)
+  Key last_key_{}; // the most recently used bucket (nullptr after a sweep)
   Bucket *last_bucket_ = nullptr;
   PostedList wildcard_posted_;
   ArrivalList arrival_;

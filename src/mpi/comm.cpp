@@ -12,18 +12,16 @@
 using namespace ampi;
 using namespace ampi::mpi;
 
-#define AMPI_COMM_OR_RETURN(self, c, handle, fn)                                                  \
-  int err_ = MPI_SUCCESS;                                                                         \
-  comm::Comm *c = find_comm(self, handle, fn, &err_);                                             \
-  if (!c)                                                                                         \
-    return err_;
+#define AMPI_COMM_OR_RETURN(self, c, handle, fn)                                                   \
+  int err_ = MPI_SUCCESS;                                                                          \
+  comm::Comm *c = find_comm(self, handle, fn, &err_);                                              \
+  if (!c) return err_;
 
 extern "C" int PMPI_Comm_size(MPI_Comm comm, int *size) {
   static constexpr const char *fn = "MPI_Comm_size";
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!size)
-    return raise(comm, MPI_ERR_ARG, fn, "size=NULL");
+  if (!size) return raise(comm, MPI_ERR_ARG, fn, "size=NULL");
   *size = c->size();
   return MPI_SUCCESS;
 }
@@ -33,8 +31,7 @@ extern "C" int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
   static constexpr const char *fn = "MPI_Comm_rank";
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!rank)
-    return raise(comm, MPI_ERR_ARG, fn, "rank=NULL");
+  if (!rank) return raise(comm, MPI_ERR_ARG, fn, "rank=NULL");
   *rank = c->rank;
   return MPI_SUCCESS;
 }
@@ -44,8 +41,7 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_dup";
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!newcomm)
-    return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
+  if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   auto d = std::make_unique<comm::Comm>();
   d->context = comm::agree_context(*self, *c);
   d->rank = c->rank;
@@ -61,8 +57,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newc
   static constexpr const char *fn = "MPI_Comm_split";
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!newcomm)
-    return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
+  if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   if (color < 0 && color != MPI_UNDEFINED)
     return raise(comm, MPI_ERR_ARG, fn, "color=%d must be non-negative or MPI_UNDEFINED", color);
   // One allgather carries every member's color, key and next free context id.
@@ -83,8 +78,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newc
   }
   std::vector<int> members; // parent ranks with my color, ordered by (key, parent rank)
   for (int r = 0; r < c->size(); ++r)
-    if (all[static_cast<std::size_t>(r)].color == color)
-      members.push_back(r);
+    if (all[static_cast<std::size_t>(r)].color == color) members.push_back(r);
   std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
     return all[static_cast<std::size_t>(a)].key < all[static_cast<std::size_t>(b)].key;
   });
@@ -93,8 +87,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newc
   std::vector<int> world(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     world[i] = c->world_rank(members[i]);
-    if (members[i] == c->rank)
-      d->rank = static_cast<int>(i);
+    if (members[i] == c->rank) d->rank = static_cast<int>(i);
   }
   d->group = comm::Group::list(std::move(world));
   d->errhandler = c->errhandler;
@@ -107,8 +100,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_split)
 extern "C" int PMPI_Comm_free(MPI_Comm *comm) {
   static constexpr const char *fn = "MPI_Comm_free";
   Rank *self = enter(fn);
-  if (!comm)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm=NULL");
+  if (!comm) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm=NULL");
   AMPI_COMM_OR_RETURN(*self, c, *comm, fn)
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return raise(*comm, MPI_ERR_COMM, fn, "%s cannot be freed", comm_label(*c));
@@ -124,10 +116,8 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, a, comm1, fn)
   comm::Comm *b = find_comm(*self, comm2, fn, &err_);
-  if (!b)
-    return err_;
-  if (!result)
-    return raise(comm1, MPI_ERR_ARG, fn, "result=NULL");
+  if (!b) return err_;
+  if (!result) return raise(comm1, MPI_ERR_ARG, fn, "result=NULL");
   if (a == b) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
@@ -158,8 +148,7 @@ extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
   static constexpr const char *fn = "MPI_Comm_test_inter";
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!flag)
-    return raise(comm, MPI_ERR_ARG, fn, "flag=NULL");
+  if (!flag) return raise(comm, MPI_ERR_ARG, fn, "flag=NULL");
   *flag = 0; // ampi has intracommunicators only
   return MPI_SUCCESS;
 }
@@ -169,8 +158,7 @@ extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
   static constexpr const char *fn = "MPI_Comm_set_name";
   Rank *self = enter_any(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!comm_name)
-    return raise(comm, MPI_ERR_ARG, fn, "comm_name=NULL");
+  if (!comm_name) return raise(comm, MPI_ERR_ARG, fn, "comm_name=NULL");
   c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;
 }
@@ -200,18 +188,16 @@ const comm::Group *find_group(Rank &self, MPI_Group h, const char *fn, int *err)
 }
 } // namespace
 
-#define AMPI_GROUP_OR_RETURN(self, g, group, fn)                                                  \
-  int gerr_ = MPI_SUCCESS;                                                                        \
-  const comm::Group *g = find_group(self, group, fn, &gerr_);                                     \
-  if (!g)                                                                                         \
-    return gerr_;
+#define AMPI_GROUP_OR_RETURN(self, g, group, fn)                                                   \
+  int gerr_ = MPI_SUCCESS;                                                                         \
+  const comm::Group *g = find_group(self, group, fn, &gerr_);                                      \
+  if (!g) return gerr_;
 
 extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
   static constexpr const char *fn = "MPI_Comm_group";
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!group)
-    return raise(comm, MPI_ERR_ARG, fn, "group=NULL");
+  if (!group) return raise(comm, MPI_ERR_ARG, fn, "group=NULL");
   *group = self->groups.add(c->group);
   return MPI_SUCCESS;
 }
@@ -221,8 +207,7 @@ extern "C" int PMPI_Group_size(MPI_Group group, int *size) {
   static constexpr const char *fn = "MPI_Group_size";
   Rank *self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
-  if (!size)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size=NULL");
+  if (!size) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size=NULL");
   *size = g->size();
   return MPI_SUCCESS;
 }
@@ -232,8 +217,7 @@ extern "C" int PMPI_Group_rank(MPI_Group group, int *rank) {
   static constexpr const char *fn = "MPI_Group_rank";
   Rank *self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
-  if (!rank)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "rank=NULL");
+  if (!rank) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "rank=NULL");
   *rank = g->rank_of(self->world_rank);
   return MPI_SUCCESS;
 }
@@ -242,8 +226,7 @@ AMPI_PMPI_ALIAS(MPI_Group_rank)
 extern "C" int PMPI_Group_free(MPI_Group *group) {
   static constexpr const char *fn = "MPI_Group_free";
   Rank *self = enter(fn);
-  if (!group)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "group=NULL");
+  if (!group) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "group=NULL");
   AMPI_GROUP_OR_RETURN(*self, g, *group, fn)
   (void)g;
   self->groups.remove(*group); // MPI_GROUP_EMPTY stays
@@ -258,8 +241,7 @@ extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ran
   Rank *self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g1, group1, fn)
   const comm::Group *g2 = find_group(*self, group2, fn, &gerr_);
-  if (!g2)
-    return gerr_;
+  if (!g2) return gerr_;
   if (n < 0 || (n > 0 && (!ranks1 || !ranks2)))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d or a ranks array is NULL", n);
   for (int i = 0; i < n; ++i) {
@@ -268,8 +250,8 @@ extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ran
       continue;
     }
     if (ranks1[i] < 0 || ranks1[i] >= g1->size())
-      return raise(MPI_COMM_WORLD, MPI_ERR_RANK, fn, "ranks1[%d]=%d is not in group1 (size %d)",
-                   i, ranks1[i], g1->size());
+      return raise(MPI_COMM_WORLD, MPI_ERR_RANK, fn, "ranks1[%d]=%d is not in group1 (size %d)", i,
+                   ranks1[i], g1->size());
     ranks2[i] = g2->rank_of(g1->world_rank(ranks1[i]));
   }
   return MPI_SUCCESS;
@@ -281,8 +263,8 @@ extern "C" int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Gr
   Rank *self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (n < 0 || n > g->size() || (n > 0 && !ranks) || !newgroup)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d (group size %d), ranks or newgroup NULL",
-                 n, g->size());
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d (group size %d), ranks or newgroup NULL", n,
+                 g->size());
   std::vector<int> world(static_cast<std::size_t>(n));
   std::vector<bool> seen(static_cast<std::size_t>(g->size()));
   for (int i = 0; i < n; ++i) {
@@ -312,24 +294,36 @@ struct PredefinedAttrs {
 };
 } // namespace
 
-extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
-                                  int *flag) {
+extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
   static constexpr const char *fn = "MPI_Comm_get_attr";
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   (void)c;
-  if (!attribute_val || !flag)
-    return raise(comm, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
+  if (!attribute_val || !flag) return raise(comm, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
   static const PredefinedAttrs attrs;
   const int *value = nullptr;
   switch (comm_keyval) {
-  case MPI_TAG_UB: value = &attrs.tag_ub; break;
-  case MPI_HOST: value = &attrs.host; break;
-  case MPI_IO: value = &attrs.io; break;
-  case MPI_WTIME_IS_GLOBAL: value = &attrs.wtime_is_global; break;
-  case MPI_UNIVERSE_SIZE: value = &self->pe.config().placement.world_size; break;
-  case MPI_LASTUSEDCODE: value = &attrs.lastusedcode; break;
-  case MPI_APPNUM: value = &attrs.appnum; break;
+  case MPI_TAG_UB:
+    value = &attrs.tag_ub;
+    break;
+  case MPI_HOST:
+    value = &attrs.host;
+    break;
+  case MPI_IO:
+    value = &attrs.io;
+    break;
+  case MPI_WTIME_IS_GLOBAL:
+    value = &attrs.wtime_is_global;
+    break;
+  case MPI_UNIVERSE_SIZE:
+    value = &self->pe.config().placement.world_size;
+    break;
+  case MPI_LASTUSEDCODE:
+    value = &attrs.lastusedcode;
+    break;
+  case MPI_APPNUM:
+    value = &attrs.appnum;
+    break;
   default:
     return raise(comm, MPI_ERR_KEYVAL, fn,
                  "comm_keyval=%d is not a predefined attribute (user attributes are not "

@@ -17,16 +17,14 @@ const datatype::Builtin *find_type(MPI_Datatype t, const char *fn, int *err) {
 }
 } // namespace
 
-#define AMPI_TYPE_OR_RETURN(b, t, fn)                                                             \
-  int err_ = MPI_SUCCESS;                                                                         \
-  const datatype::Builtin *b = find_type(t, fn, &err_);                                           \
-  if (!b)                                                                                         \
-    return err_;
+#define AMPI_TYPE_OR_RETURN(b, t, fn)                                                              \
+  int err_ = MPI_SUCCESS;                                                                          \
+  const datatype::Builtin *b = find_type(t, fn, &err_);                                            \
+  if (!b) return err_;
 
 extern "C" int PMPI_Type_size(MPI_Datatype datatype, int *size) {
   AMPI_TYPE_OR_RETURN(b, datatype, "MPI_Type_size")
-  if (!size)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Type_size", "size=NULL");
+  if (!size) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Type_size", "size=NULL");
   *size = static_cast<int>(b->size);
   return MPI_SUCCESS;
 }
@@ -34,8 +32,7 @@ AMPI_PMPI_ALIAS(MPI_Type_size)
 
 extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
   AMPI_TYPE_OR_RETURN(b, datatype, "MPI_Type_size_x")
-  if (!size)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Type_size_x", "size=NULL");
+  if (!size) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Type_size_x", "size=NULL");
   *size = static_cast<MPI_Count>(b->size);
   return MPI_SUCCESS;
 }
@@ -59,7 +56,8 @@ extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_l
                  "true_lb or true_extent is NULL");
   *true_lb = 0;
   // Pair types end with padding that holds no data.
-  *true_extent = static_cast<MPI_Aint>(b->category == datatype::Category::Pair ? b->size : b->extent);
+  *true_extent =
+      static_cast<MPI_Aint>(b->category == datatype::Category::Pair ? b->size : b->extent);
   if (b->category == datatype::Category::Pair && b->size != b->extent) {
     // value at 0, index after the value's alignment: the data spans up to the end of the index.
     *true_extent = static_cast<MPI_Aint>(b->extent - (b->extent - b->size) % sizeof(int));

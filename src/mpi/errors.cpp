@@ -79,8 +79,7 @@ constexpr ClassInfo kClasses[] = {
 
 const ClassInfo *find_class(int code) {
   for (const auto &c : kClasses)
-    if (c.code == code)
-      return &c;
+    if (c.code == code) return &c;
   return nullptr;
 }
 
@@ -101,10 +100,8 @@ constexpr int kErrhandlerKind = 0x54000000;
 
 int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *detail) {
   const MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
-  if (eh == MPI_ERRORS_RETURN)
-    return code;
-  if (eh == MPI_ERRORS_ARE_FATAL || !self)
-    fatal(self, code, fn, detail);
+  if (eh == MPI_ERRORS_RETURN) return code;
+  if (eh == MPI_ERRORS_ARE_FATAL || !self) fatal(self, code, fn, detail);
   const unsigned idx = (static_cast<unsigned>(eh) ^ kErrhandlerKind) - 2;
   if (idx < self->errhandlers.size() && self->errhandlers[idx].fn) {
     MPI_Comm h = c->handle;
@@ -119,8 +116,7 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
 
 void errhandler_retain(Rank &self, MPI_Errhandler eh) {
   const unsigned idx = static_cast<unsigned>(eh) ^ kErrhandlerKind;
-  if (idx >= 2 && idx - 2 < self.errhandlers.size())
-    ++self.errhandlers[idx - 2].refs;
+  if (idx >= 2 && idx - 2 < self.errhandlers.size()) ++self.errhandlers[idx - 2].refs;
 }
 
 void errhandler_release(Rank &self, MPI_Errhandler eh) {
@@ -140,8 +136,7 @@ int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
   comm::Comm *c = nullptr;
   if (self) {
     c = self->comms.find(comm);
-    if (!c)
-      c = self->comms.find(MPI_COMM_WORLD);
+    if (!c) c = self->comms.find(MPI_COMM_WORLD);
   }
   return dispatch(self, c, code, fn, detail);
 }
@@ -182,7 +177,9 @@ std::size_t bad_type(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err) {
   return 0;
 }
 
-const char *comm_label(const comm::Comm &c) { return c.name.empty() ? "a communicator" : c.name.c_str(); }
+const char *comm_label(const comm::Comm &c) {
+  return c.name.empty() ? "a communicator" : c.name.c_str();
+}
 
 const char *type_label(MPI_Datatype t) {
   const datatype::Builtin *b = datatype::builtin(t);
@@ -195,11 +192,10 @@ using namespace ampi;
 using namespace ampi::mpi;
 
 extern "C" int PMPI_Error_class(int errorcode, int *errorclass) {
-  if (!errorclass)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "errorclass=NULL");
+  if (!errorclass) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "errorclass=NULL");
   if (!find_class(errorcode))
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "errorcode=%d is not an error code",
-                 errorcode);
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class",
+                 "errorcode=%d is not an error code", errorcode);
   *errorclass = errorcode;
   return MPI_SUCCESS;
 }
@@ -223,13 +219,11 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
   Rank *self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
-  if (!c)
-    return err;
+  if (!c) return err;
   const unsigned idx = (static_cast<unsigned>(errhandler) ^ kErrhandlerKind);
-  const bool valid = idx < 2 || (idx - 2 < self->errhandlers.size() &&
-                                 self->errhandlers[idx - 2].fn != nullptr);
-  if (!valid)
-    return raise(comm, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
+  const bool valid =
+      idx < 2 || (idx - 2 < self->errhandlers.size() && self->errhandlers[idx - 2].fn != nullptr);
+  if (!valid) return raise(comm, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
   errhandler_retain(*self, errhandler);
   errhandler_release(*self, c->errhandler);
   c->errhandler = errhandler;
@@ -242,10 +236,8 @@ extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandle
   Rank *self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
-  if (!c)
-    return err;
-  if (!errhandler)
-    return raise(comm, MPI_ERR_ARG, fn, "errhandler=NULL");
+  if (!c) return err;
+  if (!errhandler) return raise(comm, MPI_ERR_ARG, fn, "errhandler=NULL");
   *errhandler = c->errhandler;
   errhandler_retain(*self, c->errhandler); // the caller must free the handle it got
   return MPI_SUCCESS;
@@ -259,8 +251,8 @@ extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *functio
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
   self->errhandlers.push_back({function, 1});
-  *errhandler = static_cast<MPI_Errhandler>(
-      kErrhandlerKind | static_cast<int>(self->errhandlers.size() + 1));
+  *errhandler =
+      static_cast<MPI_Errhandler>(kErrhandlerKind | static_cast<int>(self->errhandlers.size() + 1));
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)
@@ -268,14 +260,12 @@ AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)
 extern "C" int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Errhandler_free";
   Rank *self = enter_any(fn);
-  if (!errhandler)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler=NULL");
+  if (!errhandler) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler=NULL");
   const unsigned idx = static_cast<unsigned>(*errhandler) ^ kErrhandlerKind;
   if (idx >= 2) {
     if (idx - 2 >= self->errhandlers.size() || !self->errhandlers[idx - 2].fn)
       return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
-    if (--self->errhandlers[idx - 2].refs == 0)
-      self->errhandlers[idx - 2].fn = nullptr;
+    if (--self->errhandlers[idx - 2].refs == 0) self->errhandlers[idx - 2].fn = nullptr;
   } else if (idx > 1) {
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
   }
@@ -289,8 +279,7 @@ extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   Rank *self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
-  if (!c)
-    return err;
+  if (!c) return err;
   dispatch(self, c, errorcode, fn, "error raised by the program");
   return MPI_SUCCESS;
 }

@@ -13,12 +13,13 @@ namespace ampi::mpi {
 int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-// Raises MPI_ERR_UNSUPPORTED_OPERATION from `fn` on MPI_COMM_WORLD ("<fn> is not supported by ampi").
+// Raises MPI_ERR_UNSUPPORTED_OPERATION from `fn` on MPI_COMM_WORLD ("<fn> is not supported by
+// ampi").
 int unsupported(const char *fn);
 
 } // namespace ampi::mpi
 
 // Makes MPI_<name> a weak alias of the implementation PMPI_<name>, so profiling tools can
 // interpose MPI_<name> and still reach the library through PMPI_<name>.
-#define AMPI_PMPI_ALIAS(name) \
+#define AMPI_PMPI_ALIAS(name)                                                                      \
   extern "C" decltype(P##name) name __attribute__((weak, alias("P" #name)));

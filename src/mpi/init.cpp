@@ -37,8 +37,7 @@ AMPI_PMPI_ALIAS(MPI_Init)
 extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   (void)argc;
   (void)argv;
-  if (!provided)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Init_thread", "provided=NULL");
+  if (!provided) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Init_thread", "provided=NULL");
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Init_thread",
                  "required=%d is not a thread level", required);
@@ -54,16 +53,14 @@ extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *prov
 AMPI_PMPI_ALIAS(MPI_Init_thread)
 
 extern "C" int PMPI_Query_thread(int *provided) {
-  if (!provided)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Query_thread", "provided=NULL");
+  if (!provided) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Query_thread", "provided=NULL");
   *provided = enter("MPI_Query_thread")->thread_level;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Query_thread)
 
 extern "C" int PMPI_Is_thread_main(int *flag) {
-  if (!flag)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Is_thread_main", "flag=NULL");
+  if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Is_thread_main", "flag=NULL");
   enter("MPI_Is_thread_main"); // only a rank reaches here: it is its own main thread
   *flag = 1;
   return MPI_SUCCESS;
@@ -83,8 +80,7 @@ extern "C" int PMPI_Finalize(void) {
 AMPI_PMPI_ALIAS(MPI_Finalize)
 
 extern "C" int PMPI_Initialized(int *flag) {
-  if (!flag)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Initialized", "flag=NULL");
+  if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Initialized", "flag=NULL");
   Pe *pe = Pe::get_if();
   Rank *self = pe ? pe->current_if() : nullptr;
   *flag = self && self->initialized;
@@ -93,8 +89,7 @@ extern "C" int PMPI_Initialized(int *flag) {
 AMPI_PMPI_ALIAS(MPI_Initialized)
 
 extern "C" int PMPI_Finalized(int *flag) {
-  if (!flag)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Finalized", "flag=NULL");
+  if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Finalized", "flag=NULL");
   Pe *pe = Pe::get_if();
   Rank *self = pe ? pe->current_if() : nullptr;
   *flag = self && self->finalized;
@@ -106,8 +101,8 @@ extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
   Rank *self = enter_any("MPI_Abort");
   const comm::Comm *c = self->comms.find(comm);
   std::fflush(stdout);
-  std::fprintf(stderr, "ampi: rank %d called MPI_Abort(%s, %d): ending the job\n",
-               self->world_rank, c ? comm_label(*c) : "an invalid communicator", errorcode);
+  std::fprintf(stderr, "ampi: rank %d called MPI_Abort(%s, %d): ending the job\n", self->world_rank,
+               c ? comm_label(*c) : "an invalid communicator", errorcode);
   Pe::abort_job(errorcode);
 }
 AMPI_PMPI_ALIAS(MPI_Abort)
@@ -137,8 +132,7 @@ extern "C" int PMPI_Get_processor_name(char *name, int *resultlen) {
   if (!name || !resultlen)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_processor_name",
                  "name or resultlen is NULL");
-  if (::gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
-    std::strcpy(name, "localhost");
+  if (::gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) std::strcpy(name, "localhost");
   name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
   *resultlen = static_cast<int>(std::strlen(name));
   return MPI_SUCCESS;

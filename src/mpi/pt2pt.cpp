@@ -61,8 +61,7 @@ Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Dataty
 }
 
 void empty_status(MPI_Status *st) {
-  if (st == MPI_STATUS_IGNORE)
-    return;
+  if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = MPI_ANY_SOURCE;
   st->MPI_TAG = MPI_ANY_TAG;
   st->MPI_ERROR = MPI_SUCCESS;
@@ -71,8 +70,7 @@ void empty_status(MPI_Status *st) {
 }
 
 void proc_null_status(MPI_Status *st) {
-  if (st == MPI_STATUS_IGNORE)
-    return;
+  if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = MPI_PROC_NULL;
   st->MPI_TAG = MPI_ANY_TAG;
   st->MPI_ERROR = MPI_SUCCESS;
@@ -81,8 +79,7 @@ void proc_null_status(MPI_Status *st) {
 }
 
 void fill_status(MPI_Status *st, const p2p::Request &r) {
-  if (st == MPI_STATUS_IGNORE)
-    return;
+  if (st == MPI_STATUS_IGNORE) return;
   if (r.kind == p2p::Kind::Send) {
     // A send's status says only whether it was cancelled.
     st->MPI_SOURCE = MPI_ANY_SOURCE;
@@ -122,8 +119,7 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   if (!ck.comm) [[unlikely]]
     return ck.err;
   if (dest == MPI_PROC_NULL) {
-    if (request)
-      *request = completed_request(*self, comm, p2p::Kind::Send);
+    if (request) *request = completed_request(*self, comm, p2p::Kind::Send);
     return MPI_SUCCESS;
   }
   const p2p::Route route{ck.comm->context, ck.comm->rank, tag, ck.comm->world_rank(dest)};
@@ -133,8 +129,7 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
                    "the attached buffer (%zu bytes, %zu in use) has no room for %zu bytes plus "
                    "MPI_BSEND_OVERHEAD",
                    self->bsend.size, self->bsend.used.size(), ck.bytes);
-    if (request)
-      *request = completed_request(*self, comm, p2p::Kind::Send);
+    if (request) *request = completed_request(*self, comm, p2p::Kind::Send);
     return MPI_SUCCESS;
   }
   if (!request) {
@@ -221,8 +216,7 @@ AMPI_PMPI_ALIAS(MPI_Ssend)
 
 extern "C" int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm) {
-  return send_common("MPI_Rsend", buf, count, datatype, dest, tag, comm, p2p::Mode::Ready,
-                     nullptr);
+  return send_common("MPI_Rsend", buf, count, datatype, dest, tag, comm, p2p::Mode::Ready, nullptr);
 }
 AMPI_PMPI_ALIAS(MPI_Rsend)
 
@@ -233,13 +227,12 @@ extern "C" int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int
 }
 AMPI_PMPI_ALIAS(MPI_Bsend)
 
-#define AMPI_ISEND(Name, mode)                                                                    \
-  extern "C" int PMPI_##Name(const void *buf, int count, MPI_Datatype datatype, int dest,         \
-                             int tag, MPI_Comm comm, MPI_Request *request) {                      \
-    if (!request)                                                                                 \
-      return raise(comm, MPI_ERR_ARG, "MPI_" #Name, "request=NULL");                              \
-    return send_common("MPI_" #Name, buf, count, datatype, dest, tag, comm, mode, request);       \
-  }                                                                                               \
+#define AMPI_ISEND(Name, mode)                                                                     \
+  extern "C" int PMPI_##Name(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, \
+                             MPI_Comm comm, MPI_Request *request) {                                \
+    if (!request) return raise(comm, MPI_ERR_ARG, "MPI_" #Name, "request=NULL");                   \
+    return send_common("MPI_" #Name, buf, count, datatype, dest, tag, comm, mode, request);        \
+  }                                                                                                \
   AMPI_PMPI_ALIAS(MPI_##Name)
 AMPI_ISEND(Isend, p2p::Mode::Standard)
 AMPI_ISEND(Issend, p2p::Mode::Synchronous)
@@ -255,8 +248,7 @@ AMPI_PMPI_ALIAS(MPI_Recv)
 
 extern "C" int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, MPI_Request *request) {
-  if (!request)
-    return raise(comm, MPI_ERR_ARG, "MPI_Irecv", "request=NULL");
+  if (!request) return raise(comm, MPI_ERR_ARG, "MPI_Irecv", "request=NULL");
   return recv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, MPI_STATUS_IGNORE,
                      request);
 }
@@ -269,8 +261,7 @@ extern "C" int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
   MPI_Request sreq = MPI_REQUEST_NULL;
   int e = send_common(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, p2p::Mode::Standard,
                       &sreq);
-  if (e != MPI_SUCCESS)
-    return e;
+  if (e != MPI_SUCCESS) return e;
   e = recv_common(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, status, nullptr);
   const int e2 = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
   return e != MPI_SUCCESS ? e : e2;
@@ -283,11 +274,9 @@ extern "C" int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
   static constexpr const char *fn = "MPI_Sendrecv_replace";
   Rank *self = enter(fn);
   Checked ck = check(*self, fn, buf, count, datatype, dest, sendtag, comm, false);
-  if (!ck.comm)
-    return ck.err;
+  if (!ck.comm) return ck.err;
   auto copy = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
-  if (ck.bytes)
-    std::memcpy(copy.get(), buf, ck.bytes);
+  if (ck.bytes) std::memcpy(copy.get(), buf, ck.bytes);
   return PMPI_Sendrecv(copy.get(), count, datatype, dest, sendtag, buf, count, datatype, source,
                        recvtag, comm, status);
 }
@@ -304,8 +293,7 @@ extern "C" int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
   }
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
-  if (!r)
-    return err;
+  if (!r) return err;
   p2p::wait(*r, fn);
   return finish(*self, request, *r, status, fn, true);
 }
@@ -323,8 +311,7 @@ extern "C" int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   }
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
-  if (!r)
-    return err;
+  if (!r) return err;
   if (!r->complete) {
     self->pe.yield(); // let the other ranks of this PE make the progress being polled for
     if (!r->complete) {
@@ -340,8 +327,7 @@ AMPI_PMPI_ALIAS(MPI_Test)
 extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Request_get_status";
   Rank *self = enter(fn);
-  if (!flag)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
+  if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
   if (request == MPI_REQUEST_NULL) {
     *flag = 1;
     empty_status(status);
@@ -349,13 +335,10 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Statu
   }
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, request, fn, &err);
-  if (!r)
-    return err;
-  if (!r->complete)
-    self->pe.yield();
+  if (!r) return err;
+  if (!r->complete) self->pe.yield();
   *flag = r->complete;
-  if (r->complete)
-    fill_status(status, *r);
+  if (r->complete) fill_status(status, *r);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Request_get_status)
@@ -365,10 +348,8 @@ namespace {
 // Resolves an array of handles; MPI_REQUEST_NULL entries become nullptr.
 int resolve_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Request *> &out,
                 const char *fn) {
-  if (count < 0)
-    return raise(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "count=%d is negative", count);
-  if (count > 0 && !reqs)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "array_of_requests=NULL");
+  if (count < 0) return raise(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "count=%d is negative", count);
+  if (count > 0 && !reqs) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "array_of_requests=NULL");
   out.resize(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     if (reqs[i] == MPI_REQUEST_NULL) {
@@ -419,11 +400,9 @@ extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
   static constexpr const char *fn = "MPI_Waitall";
   Rank *self = enter(fn);
   std::vector<p2p::Request *> rs;
-  if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS)
-    return e;
+  if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
   for (p2p::Request *r : rs)
-    if (r)
-      p2p::wait(*r, fn);
+    if (r) p2p::wait(*r, fn);
   return finish_all(*self, count, array_of_requests, rs, array_of_statuses, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Waitall)
@@ -432,15 +411,12 @@ extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int *fla
                             MPI_Status array_of_statuses[]) {
   static constexpr const char *fn = "MPI_Testall";
   Rank *self = enter(fn);
-  if (!flag)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
+  if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
   std::vector<p2p::Request *> rs;
-  if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS)
-    return e;
+  if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
   auto all_done = [&] {
     for (p2p::Request *r : rs)
-      if (r && !r->complete)
-        return false;
+      if (r && !r->complete) return false;
     return true;
   };
   if (!all_done()) {
@@ -464,26 +440,22 @@ int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
   if (!index || (!blocking && !flag))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "index or flag is NULL");
   std::vector<p2p::Request *> rs;
-  if (int e = resolve_all(*self, count, reqs, rs, fn); e != MPI_SUCCESS)
-    return e;
+  if (int e = resolve_all(*self, count, reqs, rs, fn); e != MPI_SUCCESS) return e;
   bool yielded = false;
   for (;;) {
     bool active = false;
     for (int i = 0; i < count; ++i) {
-      if (!rs[i])
-        continue;
+      if (!rs[i]) continue;
       active = true;
       if (rs[i]->complete) {
         *index = i;
-        if (flag)
-          *flag = 1;
+        if (flag) *flag = 1;
         return finish(*self, &reqs[i], *rs[i], status, fn, true);
       }
     }
     if (!active) {
       *index = MPI_UNDEFINED;
-      if (flag)
-        *flag = 1;
+      if (flag) *flag = 1;
       empty_status(status);
       return MPI_SUCCESS;
     }
@@ -508,18 +480,15 @@ int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
   if (!outcount || (incount > 0 && !indices))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "outcount or array_of_indices is NULL");
   std::vector<p2p::Request *> rs;
-  if (int e = resolve_all(*self, incount, reqs, rs, fn); e != MPI_SUCCESS)
-    return e;
+  if (int e = resolve_all(*self, incount, reqs, rs, fn); e != MPI_SUCCESS) return e;
   bool yielded = false;
   for (;;) {
     bool active = false;
     int n = 0;
     for (int i = 0; i < incount; ++i) {
-      if (!rs[i])
-        continue;
+      if (!rs[i]) continue;
       active = true;
-      if (rs[i]->complete)
-        indices[n++] = i;
+      if (rs[i]->complete) indices[n++] = i;
     }
     if (!active) {
       *outcount = MPI_UNDEFINED;
@@ -538,8 +507,7 @@ int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
         finish(*self, &reqs[indices[k]], r, status_at(statuses, k), fn, false);
       }
       if (failed)
-        return raise(comm, MPI_ERR_IN_STATUS, fn, "%d request(s) failed; see the statuses",
-                     failed);
+        return raise(comm, MPI_ERR_IN_STATUS, fn, "%d request(s) failed; see the statuses", failed);
       return MPI_SUCCESS;
     }
     if (blocking) {
@@ -582,12 +550,10 @@ AMPI_PMPI_ALIAS(MPI_Testsome)
 extern "C" int PMPI_Request_free(MPI_Request *request) {
   static constexpr const char *fn = "MPI_Request_free";
   Rank *self = enter(fn);
-  if (!request)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
+  if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
-  if (!r)
-    return err;
+  if (!r) return err;
   if (r->complete)
     self->requests.release(*r);
   else
@@ -600,12 +566,10 @@ AMPI_PMPI_ALIAS(MPI_Request_free)
 extern "C" int PMPI_Cancel(MPI_Request *request) {
   static constexpr const char *fn = "MPI_Cancel";
   Rank *self = enter(fn);
-  if (!request)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
+  if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
-  if (!r)
-    return err;
+  if (!r) return err;
   p2p::cancel(*r); // a request that already matched simply completes normally
   return MPI_SUCCESS;
 }
@@ -626,16 +590,14 @@ int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   Rank *self = enter(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
-  if (!c)
-    return err;
+  if (!c) return err;
   if (!(source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size())))
     return raise(comm, MPI_ERR_RANK, fn, "source=%d is not a rank of %s (size %d)", source,
                  comm_label(*c), c->size());
   if (!(tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb)))
     return raise(comm, MPI_ERR_TAG, fn, "tag=%d is not in [0, %d] or MPI_ANY_TAG", tag, kTagUb);
   if (source == MPI_PROC_NULL) {
-    if (flag)
-      *flag = 1;
+    if (flag) *flag = 1;
     proc_null_status(status);
     return MPI_SUCCESS;
   }
@@ -647,8 +609,7 @@ int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
       m = p2p::iprobe(c->context, source, tag);
     }
     *flag = m != nullptr;
-    if (!m)
-      return MPI_SUCCESS;
+    if (!m) return MPI_SUCCESS;
   } else {
     m = &p2p::probe(c->context, source, tag, fn);
   }
@@ -670,20 +631,17 @@ extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status
 AMPI_PMPI_ALIAS(MPI_Probe)
 
 extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
-  if (!flag)
-    return raise(comm, MPI_ERR_ARG, "MPI_Iprobe", "flag=NULL");
+  if (!flag) return raise(comm, MPI_ERR_ARG, "MPI_Iprobe", "flag=NULL");
   return probe_common("MPI_Iprobe", source, tag, comm, flag, status);
 }
 AMPI_PMPI_ALIAS(MPI_Iprobe)
 
 extern "C" int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
   static constexpr const char *fn = "MPI_Get_count";
-  if (!status || !count)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "status or count is NULL");
+  if (!status || !count) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "status or count is NULL");
   int err = MPI_SUCCESS;
   const std::size_t extent = element_extent(datatype, MPI_COMM_WORLD, fn, &err);
-  if (!extent)
-    return err;
+  if (!extent) return err;
   const auto bytes = static_cast<std::size_t>(status->ampi_count);
   *count = bytes % extent ? MPI_UNDEFINED : static_cast<int>(bytes / extent);
   return MPI_SUCCESS;
@@ -693,12 +651,10 @@ AMPI_PMPI_ALIAS(MPI_Get_count)
 extern "C" int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                                    MPI_Count *count) {
   static constexpr const char *fn = "MPI_Get_elements_x";
-  if (!status || !count)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "status or count is NULL");
+  if (!status || !count) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "status or count is NULL");
   int err = MPI_SUCCESS;
   const std::size_t extent = element_extent(datatype, MPI_COMM_WORLD, fn, &err);
-  if (!extent)
-    return err;
+  if (!extent) return err;
   const auto bytes = static_cast<std::size_t>(status->ampi_count);
   *count = bytes % extent ? MPI_UNDEFINED : static_cast<MPI_Count>(bytes / extent);
   return MPI_SUCCESS;
@@ -707,11 +663,9 @@ AMPI_PMPI_ALIAS(MPI_Get_elements_x)
 
 extern "C" int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
   MPI_Count c = 0;
-  if (!count)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_elements", "count=NULL");
+  if (!count) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_elements", "count=NULL");
   int e = PMPI_Get_elements_x(status, datatype, &c);
-  if (e == MPI_SUCCESS)
-    *count = static_cast<int>(c);
+  if (e == MPI_SUCCESS) *count = static_cast<int>(c);
   return e;
 }
 AMPI_PMPI_ALIAS(MPI_Get_elements)

@@ -28,8 +28,7 @@ bool reserve(BsendBuffer &b, std::size_t bytes, std::size_t &offset) {
       offset = at;
       return true;
     }
-    if (it == b.used.end())
-      return false;
+    if (it == b.used.end()) return false;
     at = it->offset + it->size;
   }
 }
@@ -39,9 +38,8 @@ void give_back(Request &req) {
   const auto offset = reinterpret_cast<std::size_t>(req.on_complete_arg);
   auto it = std::find_if(b.used.begin(), b.used.end(),
                          [offset](const BsendBuffer::Block &blk) { return blk.offset == offset; });
-  if (it != b.used.end())
-    b.used.erase(it);
-  req.freed = true; // nobody waits on it: released right after this hook
+  if (it != b.used.end()) b.used.erase(it);
+  req.freed = true;               // nobody waits on it: released right after this hook
   req.owner->pe.wake(*req.owner); // MPI_Buffer_detach may be waiting for the space
 }
 
@@ -50,12 +48,10 @@ void give_back(Request &req) {
 int start_bsend(const Route &route, const void *buf, std::size_t bytes) {
   Rank &self = Pe::get().current();
   std::size_t offset = 0;
-  if (!self.bsend.base || !reserve(self.bsend, bytes, offset))
-    return MPI_ERR_BUFFER;
+  if (!self.bsend.base || !reserve(self.bsend, bytes, offset)) return MPI_ERR_BUFFER;
   const auto start = reinterpret_cast<std::uintptr_t>(self.bsend.base + offset);
   std::byte *copy = self.bsend.base + offset + ((kAlign - start % kAlign) % kAlign);
-  if (bytes)
-    std::memcpy(copy, buf, bytes);
+  if (bytes) std::memcpy(copy, buf, bytes);
   Request &req = self.requests.create(self);
   req.on_complete = give_back;
   req.on_complete_arg = reinterpret_cast<void *>(offset);

@@ -21,8 +21,7 @@ void deliver(Request &rreq, const void *data, std::size_t bytes, int source, int
     n = rreq.capacity;
     rreq.status_error = MPI_ERR_TRUNCATE;
   }
-  if (n)
-    std::memcpy(rreq.recv_buf, data, n);
+  if (n) std::memcpy(rreq.recv_buf, data, n);
   rreq.status_source = source;
   rreq.status_tag = tag;
   rreq.status_bytes = n;
@@ -39,8 +38,7 @@ void receive_remote_data(Request &rreq, const Message &m) {
 
 // A message to a rank on another PE: eager (copied into the envelope) or rendezvous (the data
 // waits in UCX under its own tag until the receiver has matched the envelope).
-void send_remote(Request &req, const Route &route, const void *buf, std::size_t bytes,
-                 Mode mode) {
+void send_remote(Request &req, const Route &route, const void *buf, std::size_t bytes, Mode mode) {
   Pe &pe = req.owner->pe;
   ucx::Transport &tx = *pe.transport();
   const ucx::Header h{route.context, route.source, route.tag, route.dest_world, bytes, 0};
@@ -57,8 +55,7 @@ void send_remote(Request &req, const Route &route, const void *buf, std::size_t 
 
 void complete(Request &req) {
   req.complete = true;
-  if (req.on_complete)
-    req.on_complete(req);
+  if (req.on_complete) req.on_complete(req);
   if (req.freed && !req.persistent) {
     req.owner->requests.release(req);
     return;
@@ -102,8 +99,7 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
       m.heap = std::make_unique_for_overwrite<std::byte[]>(bytes);
       m.data = m.heap.get();
     }
-    if (bytes)
-      std::memcpy(m.data, buf, bytes);
+    if (bytes) std::memcpy(m.data, buf, bytes);
     m.send_request = nullptr;
     dst->matching.add_unexpected(m);
     complete(req);
@@ -113,8 +109,7 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
     req.unmatched = &m;
     dst->matching.add_unexpected(m);
   }
-  if (dst->probing)
-    pe.wake(*dst);
+  if (dst->probing) pe.wake(*dst);
 }
 
 void start_recv(Request &req, std::uint32_t context, int source, int tag, void *buf,
@@ -143,16 +138,14 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
     }
     self.pe.messages().put(m);
     req.complete = true; // the caller is running: no wake-up needed
-    if (req.on_complete)
-      req.on_complete(req);
+    if (req.on_complete) req.on_complete(req);
     return;
   }
   self.matching.add_posted(req);
 }
 
 void wait(Request &req, const char *call) {
-  if (req.complete)
-    return;
+  if (req.complete) return;
   Rank &self = *req.owner;
   if (req.kind == Kind::Recv) {
     self.blocked_context = req.pattern.context;
@@ -170,15 +163,12 @@ void wait(Request &req, const char *call) {
 }
 
 bool cancel(Request &req) {
-  if (req.complete)
-    return false;
+  if (req.complete) return false;
   if (req.kind == Kind::Recv) {
-    if (!req.owner->matching.remove_posted(req))
-      return false;
+    if (!req.owner->matching.remove_posted(req)) return false;
   } else {
     Message *m = req.unmatched;
-    if (!m || !req.peer->matching.remove_unexpected(*m))
-      return false;
+    if (!m || !req.peer->matching.remove_unexpected(*m)) return false;
     req.unmatched = nullptr;
     req.owner->pe.messages().put(*m);
   }
@@ -196,8 +186,7 @@ const Message *iprobe(std::uint32_t context, int source, int tag) {
 const Message &probe(std::uint32_t context, int source, int tag, const char *call) {
   Rank &self = Pe::get().current();
   for (;;) {
-    if (const Message *m = iprobe(context, source, tag))
-      return *m;
+    if (const Message *m = iprobe(context, source, tag)) return *m;
     self.blocked_context = context;
     self.blocked_source = source;
     self.blocked_tag = tag;
@@ -255,18 +244,15 @@ void RemoteSink::envelope_arrived(int, const ucx::Header &h, const std::byte *ea
       m.heap = std::make_unique_for_overwrite<std::byte[]>(h.bytes);
       m.data = m.heap.get();
     }
-    if (h.bytes)
-      std::memcpy(m.data, eager_data, h.bytes);
+    if (h.bytes) std::memcpy(m.data, eager_data, h.bytes);
   }
   dst->matching.add_unexpected(m);
-  if (dst->probing)
-    pe_.wake(*dst);
+  if (dst->probing) pe_.wake(*dst);
 }
 
 void RemoteSink::send_done(void *user, bool ok) {
   auto &req = *static_cast<Request *>(user);
-  if (!ok)
-    req.status_error = MPI_ERR_OTHER;
+  if (!ok) req.status_error = MPI_ERR_OTHER;
   complete(req);
 }
 

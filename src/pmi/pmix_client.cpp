@@ -18,8 +18,7 @@ namespace {
 std::uint32_t get_u32(const pmix_proc_t &proc, const char *key) {
   pmix_value_t *val = nullptr;
   pmix_status_t rc = PMIx_Get(&proc, key, nullptr, 0, &val);
-  if (rc != PMIX_SUCCESS)
-    fail(key, rc);
+  if (rc != PMIX_SUCCESS) fail(key, rc);
   std::uint32_t out = 0;
   if (val->type == PMIX_UINT32)
     out = val->data.uint32;
@@ -43,8 +42,7 @@ std::optional<PmixClient> PmixClient::connect() {
     return std::nullopt;
   pmix_proc_t me;
   pmix_status_t rc = PMIx_Init(&me, nullptr, 0);
-  if (rc != PMIX_SUCCESS)
-    fail("PMIx_Init", rc);
+  if (rc != PMIX_SUCCESS) fail("PMIx_Init", rc);
   PmixClient c;
   c.active_ = true;
   c.nspace_ = me.nspace;
@@ -68,8 +66,7 @@ PmixClient::PmixClient(PmixClient &&o) noexcept
 }
 
 PmixClient::~PmixClient() {
-  if (active_)
-    PMIx_Finalize(nullptr, 0);
+  if (active_) PMIx_Finalize(nullptr, 0);
 }
 
 void PmixClient::put(const std::string &key, const std::vector<std::byte> &value) {
@@ -79,13 +76,11 @@ void PmixClient::put(const std::string &key, const std::vector<std::byte> &value
   v.data.bo.bytes = reinterpret_cast<char *>(const_cast<std::byte *>(value.data()));
   v.data.bo.size = value.size();
   pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key.c_str(), &v);
-  if (rc != PMIX_SUCCESS)
-    fail("PMIx_Put", rc);
+  if (rc != PMIX_SUCCESS) fail("PMIx_Put", rc);
 }
 
 void PmixClient::commit() {
-  if (pmix_status_t rc = PMIx_Commit(); rc != PMIX_SUCCESS)
-    fail("PMIx_Commit", rc);
+  if (pmix_status_t rc = PMIx_Commit(); rc != PMIX_SUCCESS) fail("PMIx_Commit", rc);
 }
 
 void PmixClient::fence() {
@@ -102,8 +97,7 @@ std::vector<std::byte> PmixClient::get(int rank, const std::string &key) {
   PMIX_LOAD_PROCID(&proc, nspace_.c_str(), static_cast<pmix_rank_t>(rank));
   pmix_value_t *val = nullptr;
   pmix_status_t rc = PMIx_Get(&proc, key.c_str(), nullptr, 0, &val);
-  if (rc != PMIX_SUCCESS)
-    fail("PMIx_Get", rc);
+  if (rc != PMIX_SUCCESS) fail("PMIx_Get", rc);
   std::vector<std::byte> out;
   if (val->type == PMIX_BYTE_OBJECT) {
     const auto *p = reinterpret_cast<const std::byte *>(val->data.bo.bytes);
@@ -114,8 +108,7 @@ std::vector<std::byte> PmixClient::get(int rank, const std::string &key) {
 }
 
 void PmixClient::abort(int status, const char *message) noexcept {
-  if (active_)
-    PMIx_Abort(status, message, nullptr, 0);
+  if (active_) PMIx_Abort(status, message, nullptr, 0);
 }
 
 } // namespace ampi::pmi

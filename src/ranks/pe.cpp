@@ -18,21 +18,29 @@ thread_local Pe *Pe::current_ = nullptr;
 namespace {
 
 std::size_t parse_size(const char *name, const char *text, std::size_t fallback) {
-  if (!text || !*text)
-    return fallback;
+  if (!text || !*text) return fallback;
   char *end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(text, &end, 10);
   std::size_t mult = 1;
   if (end && *end) {
     switch (*end) {
-    case 'k': case 'K': mult = std::size_t{1} << 10; break;
-    case 'm': case 'M': mult = std::size_t{1} << 20; break;
-    case 'g': case 'G': mult = std::size_t{1} << 30; break;
-    default: end = nullptr;
-    }
-    if (end && end[1] != '\0' && !(end[1] == 'B' || end[1] == 'b' || end[1] == 'i'))
+    case 'k':
+    case 'K':
+      mult = std::size_t{1} << 10;
+      break;
+    case 'm':
+    case 'M':
+      mult = std::size_t{1} << 20;
+      break;
+    case 'g':
+    case 'G':
+      mult = std::size_t{1} << 30;
+      break;
+    default:
       end = nullptr;
+    }
+    if (end && end[1] != '\0' && !(end[1] == 'B' || end[1] == 'b' || end[1] == 'i')) end = nullptr;
   }
   if (errno || !end || end == text) {
     std::fprintf(stderr, "ampi: ignoring %s=%s: not a size (e.g. 65536, 256K, 8M)\n", name, text);
@@ -56,8 +64,7 @@ void segv_handler(int sig, siginfo_t *info, void *) {
                               "ampi: rank %d overflowed its stack (%zu bytes); raise it with "
                               "ampirun --stack-size or AMPI_STACK_SIZE\n",
                               w, r->task.stack_size() - page);
-        if (n > 0)
-          (void)!::write(2, msg, static_cast<std::size_t>(n));
+        if (n > 0) (void)!::write(2, msg, static_cast<std::size_t>(n));
         break;
       }
     }
@@ -71,11 +78,11 @@ void install_overflow_report() {
   ss.ss_sp = altstack;
   ss.ss_size = sizeof altstack;
   ::sigaltstack(&ss, nullptr);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = segv_handler;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
-  struct sigaction old{};
+  struct sigaction old {};
   ::sigaction(SIGSEGV, nullptr, &old);
   if (old.sa_handler == SIG_DFL) // do not displace a debugger's or sanitizer's handler
     ::sigaction(SIGSEGV, &sa, nullptr);
@@ -93,8 +100,7 @@ int Placement::first_of(int pe) const noexcept {
 }
 
 int Placement::pe_of(int rank) const noexcept {
-  if (round_robin)
-    return rank % npes;
+  if (round_robin) return rank % npes;
   const int base = world_size / npes, extra = world_size % npes;
   const int big = extra * (base + 1); // ranks in the blocks that have one more
   return rank < big ? rank / (base + 1) : extra + (rank - big) / base;
@@ -171,8 +177,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     r->comms.add(std::move(self));
     ranks_.push_back(std::move(rank));
   }
-  if (pmix_ && pl.npes > 1)
-    transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_);
+  if (pmix_ && pl.npes > 1) transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_);
   for (auto &r : ranks_)
     scheduler_.spawn(r->task);
   live_ranks_ = count;
@@ -221,8 +226,7 @@ int Pe::run() {
     if (last->finished()) {
       --live_ranks_;
       Rank *r = static_cast<Rank *>(last->owner);
-      if (status == 0 && r->exit_code != 0)
-        status = r->exit_code;
+      if (status == 0 && r->exit_code != 0) status = r->exit_code;
     }
   }
   std::fflush(nullptr);
@@ -233,8 +237,7 @@ void Pe::block(const char *call) {
   Rank &r = current();
   // Ranks that keep each other busy must not starve the network. If that progress did anything,
   // return instead of blocking: the caller re-checks what it waits for (it may be done now).
-  if (transport_ && (++blocks_ & 63) == 0 && transport_->progress())
-    return;
+  if (transport_ && (++blocks_ & 63) == 0 && transport_->progress()) return;
   r.blocked_in = call;
   scheduler_.block();
   r.blocked_in = nullptr;
@@ -252,8 +255,9 @@ void Pe::abort_job(int code) noexcept {
 
 void Pe::report_deadlock() {
   std::fflush(stdout);
-  std::fprintf(stderr,
-               "ampi: deadlock: every rank of this process is blocked and no message is in flight\n");
+  std::fprintf(
+      stderr,
+      "ampi: deadlock: every rank of this process is blocked and no message is in flight\n");
   for (auto &r : ranks_) {
     if (r->task.finished()) {
       std::fprintf(stderr, "  rank %d: finished (exit status %d)\n", r->world_rank, r->exit_code);

@@ -45,8 +45,7 @@ void Scheduler::finish_current() noexcept {
 
 Task *Scheduler::run_one() {
   Task *t = pop();
-  if (!t)
-    return nullptr;
+  if (!t) return nullptr;
   returned_ = nullptr;
   enter(*t, &loop_context_);
   return returned_;

@@ -72,8 +72,7 @@ private:
     Task *t = head_;
     if (t) {
       head_ = t->next_ready_;
-      if (!head_)
-        tail_ = nullptr;
+      if (!head_) tail_ = nullptr;
     }
     return t;
   }

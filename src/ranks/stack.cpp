@@ -19,8 +19,7 @@ boost::context::stack_context StackAllocator::allocate() {
   const std::size_t total = usable + page; // one guard page at the low end
   void *base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-  if (base == MAP_FAILED)
-    throw std::bad_alloc();
+  if (base == MAP_FAILED) throw std::bad_alloc();
   ::mprotect(base, page, PROT_NONE);
   boost::context::stack_context sctx;
   sctx.size = total;

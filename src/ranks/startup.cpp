@@ -63,15 +63,15 @@ extern "C" int ampi_main(int argc, char **argv, char **envp,
 
 extern "C" void ampi_exit_rank(int status) {
   ampi::Pe *pe = ampi::Pe::get_if();
-  if (!pe)
-    return;
+  if (!pe) return;
   ampi::Rank *r = pe->current_if();
-  if (!r)
-    return;
+  if (!r) return;
   if (r->initialized && !r->finalized) {
     std::fflush(stdout);
-    std::fprintf(stderr, "ampi: rank %d called exit(%d) between MPI_Init and MPI_Finalize; "
-                 "ending the job\n", r->world_rank, status);
+    std::fprintf(stderr,
+                 "ampi: rank %d called exit(%d) between MPI_Init and MPI_Finalize; "
+                 "ending the job\n",
+                 r->world_rank, status);
     ampi::Pe::abort_job(status != 0 ? status : 1);
   }
   pe->exit_current(status);

@@ -15,7 +15,9 @@ Task::Task(std::size_t stack_size, std::function<void()> body)
   context_ = boost::context::detail::make_fcontext(stack_.sp, stack_.size, &Task::entry);
 }
 
-Task::~Task() { allocator_.deallocate(stack_); }
+Task::~Task() {
+  allocator_.deallocate(stack_);
+}
 
 void Task::entry(boost::context::detail::transfer_t t) {
   Scheduler::arrived(t);

@@ -28,9 +28,7 @@ public:
   State state() const noexcept { return state_; }
   bool finished() const noexcept { return state_ == State::Finished; }
   // Lowest address of the stack (its guard page) and its size, for fault reports.
-  const void *stack_low() const noexcept {
-    return static_cast<char *>(stack_.sp) - stack_.size;
-  }
+  const void *stack_low() const noexcept { return static_cast<char *>(stack_.sp) - stack_.size; }
   std::size_t stack_size() const noexcept { return stack_.size; }
 
   void *owner = nullptr; // what this task runs for (the Rank), for the scheduler's users

@@ -84,15 +84,12 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
   params.mt_workers_shared = 0;
   ucs_status_t st = ucp_init(&params, config, &context_);
   ucp_config_release(config);
-  if (st != UCS_OK)
-    fail("ucp_init", st);
+  if (st != UCS_OK) fail("ucp_init", st);
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   wp.thread_mode = UCS_THREAD_MODE_SINGLE;
-  if ((st = ucp_worker_create(context_, &wp, &worker_)) != UCS_OK)
-    fail("ucp_worker_create", st);
-  if ((st = ucp_worker_get_efd(worker_, &efd_)) != UCS_OK)
-    fail("ucp_worker_get_efd", st);
+  if ((st = ucp_worker_create(context_, &wp, &worker_)) != UCS_OK) fail("ucp_worker_create", st);
+  if ((st = ucp_worker_get_efd(worker_, &efd_)) != UCS_OK) fail("ucp_worker_get_efd", st);
   ucp_address_t *addr = nullptr;
   std::size_t len = 0;
   if ((st = ucp_worker_get_address(worker_, &addr, &len)) != UCS_OK)
@@ -106,17 +103,13 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
 
 Transport::~Transport() {
   disconnect();
-  if (worker_)
-    ucp_worker_destroy(worker_);
-  if (context_)
-    ucp_cleanup(context_);
+  if (worker_) ucp_worker_destroy(worker_);
+  if (context_) ucp_cleanup(context_);
 }
 
 void Transport::drive(ucs_status_ptr_t request, const char *what) {
-  if (request == nullptr)
-    return;
-  if (UCS_PTR_IS_ERR(request))
-    fail(what, UCS_PTR_STATUS(request));
+  if (request == nullptr) return;
+  if (UCS_PTR_IS_ERR(request)) fail(what, UCS_PTR_STATUS(request));
   ucs_status_t st;
   do {
     ucp_worker_progress(worker_);
@@ -126,13 +119,11 @@ void Transport::drive(ucs_status_ptr_t request, const char *what) {
 }
 
 void Transport::disconnect() {
-  if (!worker_)
-    return;
+  if (!worker_) return;
   while (outstanding_ > 0)
     ucp_worker_progress(worker_);
   for (ucp_ep_h &ep : eps_) {
-    if (!ep)
-      continue;
+    if (!ep) continue;
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_EP_CLOSE_FLAG_FORCE;
@@ -148,8 +139,7 @@ void Transport::disconnect() {
 
 ucp_ep_h Transport::endpoint(int pe) {
   ucp_ep_h &ep = eps_[static_cast<std::size_t>(pe)];
-  if (ep)
-    return ep;
+  if (ep) return ep;
   std::vector<std::byte> addr = pmix_.get(pe, kAddressKey);
   ucp_ep_params_t ep_params{};
   ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
@@ -166,18 +156,15 @@ void Transport::send_eager(int pe, const Header &h, const void *data, std::size_
   owned->outstanding = &outstanding_;
   owned->buffer = std::make_unique_for_overwrite<std::byte[]>(total);
   std::memcpy(owned->buffer.get(), &h, sizeof(Header));
-  if (bytes)
-    std::memcpy(owned->buffer.get() + sizeof(Header), data, bytes);
+  if (bytes) std::memcpy(owned->buffer.get() + sizeof(Header), data, bytes);
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = owned_send_done;
   p.user_data = owned.get();
   std::byte *buf = owned->buffer.get();
   ucs_status_ptr_t r = ucp_tag_send_nbx(endpoint(pe), buf, total, kEnvelope, &p);
-  if (r == nullptr)
-    return; // done at once; `owned` frees the buffer
-  if (UCS_PTR_IS_ERR(r))
-    fail("ucp_tag_send_nbx (envelope)", UCS_PTR_STATUS(r));
+  if (r == nullptr) return; // done at once; `owned` frees the buffer
+  if (UCS_PTR_IS_ERR(r)) fail("ucp_tag_send_nbx (envelope)", UCS_PTR_STATUS(r));
   ++outstanding_;
   static_cast<void>(owned.release()); // the callback deletes it
 }
@@ -211,8 +198,8 @@ std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std
 void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user) {
   auto op = std::make_unique<UserOp>(UserOp{&sink_, user, &outstanding_});
   ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                   UCP_OP_ATTR_FIELD_RECV_INFO;
+  p.op_attr_mask =
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_RECV_INFO;
   p.cb.recv = user_recv_done;
   p.user_data = op.get();
   ucp_tag_recv_info_t info{};
@@ -237,8 +224,7 @@ bool Transport::progress() {
   for (;;) {
     ucp_tag_recv_info_t info{};
     ucp_tag_message_h msg = ucp_tag_probe_nb(worker_, kEnvelope, kKindMask, 1, &info);
-    if (!msg)
-      break;
+    if (!msg) break;
     any = true;
     Arrival a;
     a.length = info.length;
@@ -248,8 +234,7 @@ bool Transport::progress() {
     p.cb.recv = envelope_recv_done;
     p.user_data = &a;
     ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(worker_, a.buffer.get(), info.length, msg, &p);
-    if (UCS_PTR_IS_ERR(r))
-      fail("ucp_tag_msg_recv_nbx (envelope)", UCS_PTR_STATUS(r));
+    if (UCS_PTR_IS_ERR(r)) fail("ucp_tag_msg_recv_nbx (envelope)", UCS_PTR_STATUS(r));
     if (r != nullptr) { // large envelope (eager data beyond UCX's own eager size): wait for it
       while (!a.done)
         ucp_worker_progress(worker_);
@@ -265,10 +250,8 @@ bool Transport::progress() {
 void Transport::wait(int timeout_ms) {
   // A send still in flight may need our progress to leave (e.g. the rest of a TCP stream), and
   // UCX signals only arrivals on the event fd: keep driving until our sends are out.
-  if (outstanding_ > 0)
-    return;
-  if (ucp_worker_arm(worker_) == UCS_ERR_BUSY)
-    return; // events are pending: go and progress
+  if (outstanding_ > 0) return;
+  if (ucp_worker_arm(worker_) == UCS_ERR_BUSY) return; // events are pending: go and progress
   pollfd pfd{efd_, POLLIN, 0};
   ::poll(&pfd, 1, timeout_ms);
 }
