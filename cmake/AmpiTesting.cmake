@@ -50,3 +50,32 @@ function(ampi_add_mpi_test)
     set_tests_properties(${arg_NAME}.vp${vp} PROPERTIES LABELS "${labels}" TIMEOUT ${arg_TIMEOUT})
   endforeach()
 endfunction()
+
+# ampi_add_mpi_layouts(TARGET <existing ampi_add_mpi_test target> LAYOUTS <P:V...>
+#                      [ARGS <args...>] [ENV <NAME=VALUE...>] [SUFFIX <s>] [TIMEOUT <s>])
+# Adds runs of an MPI test program over several processes: one CTest test per layout, named
+# <target>.np<P>.vp<V><suffix>, running `ampirun -np P --vp V`, labelled `mpi` and `multiproc`.
+function(ampi_add_mpi_layouts)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;SUFFIX;TIMEOUT" "LAYOUTS;ARGS;ENV")
+  if(NOT arg_TARGET OR NOT arg_LAYOUTS)
+    message(FATAL_ERROR "ampi_add_mpi_layouts: TARGET and LAYOUTS are required")
+  endif()
+  if(NOT DEFINED arg_TIMEOUT)
+    set(arg_TIMEOUT 120)
+  endif()
+  foreach(layout IN LISTS arg_LAYOUTS)
+    if(NOT layout MATCHES "^([1-9][0-9]*):([1-9][0-9]*)$")
+      message(FATAL_ERROR "ampi_add_mpi_layouts(${arg_TARGET}): '${layout}' is not P:V")
+    endif()
+    set(np ${CMAKE_MATCH_1})
+    set(vp ${CMAKE_MATCH_2})
+    set(name ${arg_TARGET}.np${np}.vp${vp}${arg_SUFFIX})
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_BINARY_DIR}/bin/ampirun -np ${np} --vp ${vp}
+                     $<TARGET_FILE:${arg_TARGET}> ${arg_ARGS})
+    set_tests_properties(${name} PROPERTIES LABELS "mpi;multiproc" TIMEOUT ${arg_TIMEOUT})
+    if(arg_ENV)
+      set_tests_properties(${name} PROPERTIES ENVIRONMENT "${arg_ENV}")
+    endif()
+  endforeach()
+endfunction()

@@ -73,7 +73,7 @@ constexpr int kExitExecFailed = 127; // the program could not be executed after 
 constexpr int kExitNoFinalize = 1;   // a process left without PMIx_Finalize while others ran
 constexpr int kKillGraceMs = 1000;   // SIGTERM -> SIGKILL delay when ending a failed job
 constexpr auto kPmixOpTimeout = std::chrono::seconds(30); // for PMIx server operations
-constexpr std::size_t kMaxTaggedLine = 64 * 1024; // longer lines are split when tagging
+constexpr std::size_t kMaxTaggedLine = 64 * 1024;         // longer lines are split when tagging
 
 // Signals that ampirun passes on to its children.
 constexpr std::array kForwardedSignals{SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -160,7 +160,9 @@ std::int64_t now_ms() {
 
 enum class MapPolicy { block, round_robin };
 
-const char *map_name(MapPolicy map) { return map == MapPolicy::block ? "block" : "rr"; }
+const char *map_name(MapPolicy map) {
+  return map == MapPolicy::block ? "block" : "rr";
+}
 
 struct Options {
   int processes = 1;
@@ -669,15 +671,17 @@ pmix_status_t on_client_finalized(const pmix_proc_t *proc, void *, pmix_op_cbfun
   return PMIX_SUCCESS;
 }
 
-pmix_status_t on_abort(const pmix_proc_t *proc, void *, int status, const char msg[],
-                       pmix_proc_t[], size_t, pmix_op_cbfunc_t cbfunc, void *cbdata) {
+pmix_status_t on_abort(const pmix_proc_t *proc, void *, int status, const char msg[], pmix_proc_t[],
+                       size_t, pmix_op_cbfunc_t cbfunc, void *cbdata) {
   // The whole job ends, whichever processes were named. The caller stays blocked in PMIx_Abort
   // until the main thread has sent the termination signals and calls cbfunc.
   g_events->push({PmixEvent::aborted, process_of(proc), status, msg ? msg : "", cbfunc, cbdata});
   return PMIX_SUCCESS;
 }
 
-void release_fence_data(void *data) { std::free(data); }
+void release_fence_data(void *data) {
+  std::free(data);
+}
 
 pmix_status_t on_fence(const pmix_proc_t[], size_t, const pmix_info_t[], size_t, char *data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata) {
@@ -691,8 +695,8 @@ pmix_status_t on_fence(const pmix_proc_t[], size_t, const pmix_info_t[], size_t,
   return PMIX_SUCCESS;
 }
 
-pmix_status_t on_direct_modex(const pmix_proc_t *, const pmix_info_t[], size_t,
-                              pmix_modex_cbfunc_t, void *) {
+pmix_status_t on_direct_modex(const pmix_proc_t *, const pmix_info_t[], size_t, pmix_modex_cbfunc_t,
+                              void *) {
   return PMIX_ERR_NOT_SUPPORTED; // every process is local: libpmix holds all the data
 }
 
@@ -783,7 +787,9 @@ private:
   std::size_t size_ = 0;
 };
 
-std::string pmix_error(pmix_status_t rc) { return PMIx_Error_string(rc); }
+std::string pmix_error(pmix_status_t rc) {
+  return PMIx_Error_string(rc);
+}
 
 std::string host_name() {
   char name[HOST_NAME_MAX + 1] = {};
@@ -809,8 +815,7 @@ public:
     info.add_bool(PMIX_SERVER_TOOL_SUPPORT, false);
     info.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, false);
     info.add_bool(PMIX_SERVER_SESSION_SUPPORT, false);
-    if (pmix_status_t rc = PMIx_server_init(&module_, info.data(), info.size());
-        rc != PMIX_SUCCESS)
+    if (pmix_status_t rc = PMIx_server_init(&module_, info.data(), info.size()); rc != PMIX_SUCCESS)
       throw FatalError{"cannot start the PMIx server: " + pmix_error(rc)};
     initialized_ = true;
   }
@@ -869,8 +874,8 @@ public:
     // PMIX_HOSTNAME at job level last: the host of the job's processes.
     info.add_string(PMIX_HOSTNAME, host);
     const pmix_status_t rc = OpWaiter::run([&](pmix_op_cbfunc_t cb, void *cbdata) {
-      return PMIx_server_register_nspace(g_nspace.c_str(), processes, info.data(), info.size(),
-                                         cb, cbdata);
+      return PMIx_server_register_nspace(g_nspace.c_str(), processes, info.data(), info.size(), cb,
+                                         cbdata);
     });
     if (rc != PMIX_SUCCESS)
       throw FatalError{"cannot register the job with the PMIx server: " + pmix_error(rc)};
@@ -903,8 +908,8 @@ public:
     }
     std::free(env);
     if (rc != PMIX_SUCCESS)
-      throw FatalError{"cannot set up the PMIx environment of process " + std::to_string(p) +
-                       ": " + pmix_error(rc)};
+      throw FatalError{"cannot set up the PMIx environment of process " + std::to_string(p) + ": " +
+                       pmix_error(rc)};
     return out;
   }
 
@@ -1301,7 +1306,8 @@ private:
         break;
       case PmixEvent::aborted: {
         if (!status_) { // the first failure only: with MPI_Abort, often every rank aborts
-          std::fprintf(stderr, "ampirun: process %d (pid %ld) called PMIx_Abort with status %d%s%s\n",
+          std::fprintf(stderr,
+                       "ampirun: process %d (pid %ld) called PMIx_Abort with status %d%s%s\n",
                        e.process, c ? static_cast<long>(c->pid) : -1L, e.status,
                        e.message.empty() ? "" : ": ", e.message.c_str());
           // An exit status keeps 8 bits; an abort must not read as success.

@@ -256,13 +256,12 @@ void RemoteSink::send_done(void *user, bool ok) {
   complete(req);
 }
 
-void RemoteSink::recv_done(void *user, std::size_t bytes, bool truncated) {
+void RemoteSink::recv_done(void *user, std::size_t, bool truncated) {
+  // The envelope told the size; receive_remote_data set the status from it.
   auto &req = *static_cast<Request *>(user);
   if (truncated) {
     req.status_error = MPI_ERR_TRUNCATE;
     req.status_bytes = req.capacity;
-  } else {
-    req.status_bytes = bytes;
   }
   complete(req);
 }
