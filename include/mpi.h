@@ -12,6 +12,8 @@
  * follow MPICH's numbering. The predefined datatypes are 0x4c000000 | index, with the indices of
  * src/datatype/builtin_types.def.
  */
+/* One declaration per line, as tools that parse mpi.h expect: */
+/* clang-format off */
 #ifndef AMPI_MPI_H_INCLUDED
 #define AMPI_MPI_H_INCLUDED
 
@@ -1440,3 +1442,4 @@ int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
 #endif
 
 #endif /* AMPI_MPI_H_INCLUDED */
+/* clang-format on */

@@ -23,8 +23,7 @@ static inline int mt_world_rank(void) {
   int initialized = 0, finalized = 0, rank = -1;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (initialized && !finalized)
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (initialized && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
 }
 
@@ -40,8 +39,7 @@ static inline void mt_fail(const char *file, int line, const char *expr, const c
   fflush(stderr);
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (initialized && !finalized)
-    MPI_Abort(MPI_COMM_WORLD, 1);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
   exit(1);
 }
 
@@ -54,8 +52,7 @@ static inline const char *mt_error_name(int code, char *buf) {
 
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
-    if (!(cond))                                                                                   \
-      mt_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                             \
+    if (!(cond)) mt_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                  \
   } while (0)
 
 #define CHECK_MPI(call)                                                                            \
@@ -71,8 +68,7 @@ static inline const char *mt_error_name(int code, char *buf) {
 /* The error class of a return code (the code itself when MPI_Error_class fails). */
 static inline int mt_class(int code) {
   int cls = code;
-  if (MPI_Error_class(code, &cls) != MPI_SUCCESS)
-    return code;
+  if (MPI_Error_class(code, &cls) != MPI_SUCCESS) return code;
   return cls;
 }
 
@@ -111,8 +107,7 @@ static inline void mt_fill(unsigned char *buf, long n, int a, int b) {
 static inline long mt_verify(const unsigned char *buf, long n, int a, int b) {
   long i;
   for (i = 0; i < n; ++i)
-    if (buf[i] != mt_byte(i, a, b))
-      return i;
+    if (buf[i] != mt_byte(i, a, b)) return i;
   return -1;
 }
 
