@@ -22,6 +22,13 @@
 // PMIx_Abort, or an exit without PMIx_Finalize while others still run) decides ampirun's exit
 // status; the others get SIGTERM, then SIGKILL after kKillGraceMs. ampirun always reaps every
 // child before it exits, and the children die with it (PR_SET_PDEATHSIG) if it is killed.
+//
+// Shutting the server down: when every client that called PMIx_Init also called PMIx_Finalize,
+// ampirun deregisters the namespace and calls PMIx_server_finalize (a watchdog ends ampirun if
+// that hangs). When a client went away without PMIx_Finalize, libpmix 4.2 may have damaged its
+// own state (a client dying while the others enter a fence leads to a crash or a deadlock in its
+// progress thread, about one time in twenty), so ampirun then removes its directory and exits
+// without calling libpmix again.
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -40,6 +47,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -53,10 +61,13 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -72,8 +83,9 @@ constexpr int kExitUsage = 2;        // bad command line, program missing or not
 constexpr int kExitExecFailed = 127; // the program could not be executed after the launch began
 constexpr int kExitNoFinalize = 1;   // a process left without PMIx_Finalize while others ran
 constexpr int kKillGraceMs = 1000;   // SIGTERM -> SIGKILL delay when ending a failed job
-constexpr auto kPmixOpTimeout = std::chrono::seconds(30); // for PMIx server operations
-constexpr std::size_t kMaxTaggedLine = 64 * 1024;         // longer lines are split when tagging
+constexpr std::chrono::milliseconds kPmixOpTimeout{30000};   // for PMIx server operations
+constexpr std::chrono::milliseconds kShutdownTimeout{10000}; // for the PMIx server's shutdown
+constexpr std::size_t kMaxTaggedLine = 64 * 1024;            // longer lines are split when tagging
 
 // Signals that ampirun passes on to its children.
 constexpr std::array kForwardedSignals{SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -601,12 +613,15 @@ private:
 };
 
 // ----------------------------------------------------------------------------------------------
-// PMIx server. The module's callbacks run on libpmix's progress thread; they hand events to the
-// main thread through EventQueue.
+// PMIx server. The module's callbacks run on libpmix's progress thread. They touch no launcher
+// state: they queue events for the main thread (EventQueue). Completions are called from the
+// upcall where libpmix allows it (it then only queues them), except client_finalized's, which a
+// thread of ours (CallbackThread) calls, and abort's, which the main thread calls.
 
 struct PmixEvent {
   enum Kind { connected, finalized, aborted } kind = connected;
   int process = -1;
+  bool lost = false; // finalized: the connection was lost, PMIx_Finalize was not called
   int status = 0;
   std::string message;
   pmix_op_cbfunc_t cbfunc = nullptr; // aborted: to release the caller once the job is ending
@@ -645,29 +660,96 @@ private:
   std::deque<PmixEvent> events_;
 };
 
-EventQueue *g_events = nullptr; // set while the PMIx server runs
-std::string g_nspace;           // written before PMIx_server_init, read-only afterwards
+// Runs libpmix's completion callbacks outside of the upcalls, in order.
+class CallbackThread {
+public:
+  CallbackThread() : thread_([this] { loop(); }) {}
+  CallbackThread(const CallbackThread &) = delete;
+  CallbackThread &operator=(const CallbackThread &) = delete;
+  ~CallbackThread() { stop(); }
+
+  // Any thread; dropped once stop() has begun.
+  void post(std::function<void()> fn) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    queue_.push_back(std::move(fn));
+    cv_.notify_one();
+  }
+
+  // Runs what is queued, then ends the thread.
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      cv_.notify_one();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      std::function<void()> fn = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      fn();
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::thread thread_; // last: starts once the members above exist
+};
+
+// Shared with the upcalls; set before the clients can connect.
+EventQueue *g_events = nullptr;
+CallbackThread *g_callbacks = nullptr;
+std::string g_nspace;                         // read-only once the server runs
+std::unique_ptr<std::atomic<pid_t>[]> g_pids; // pid of each process, once forked
+int g_processes = 0;
 
 // Which process a PMIx proc is, or -1 when it is not one of our job.
 int process_of(const pmix_proc_t *proc) {
   if (proc == nullptr || g_nspace != proc->nspace) return -1;
-  if (proc->rank >= static_cast<pmix_rank_t>(INT_MAX)) return -1;
+  if (proc->rank >= static_cast<pmix_rank_t>(g_processes)) return -1;
   return static_cast<int>(proc->rank);
+}
+
+// Whether process `p` still runs (not exited, whether or not the main thread reaped it yet).
+bool process_alive(int p) {
+  if (p < 0) return false;
+  const pid_t pid = g_pids[static_cast<std::size_t>(p)].load();
+  if (pid <= 0) return false;
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+    return false; // reaped already
+  return info.si_pid == 0;
 }
 
 pmix_status_t on_client_connected(const pmix_proc_t *proc, void *, pmix_op_cbfunc_t cbfunc,
                                   void *cbdata) {
-  g_events->push({PmixEvent::connected, process_of(proc), 0, {}, nullptr, nullptr});
-  if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
+  g_events->push({PmixEvent::connected, process_of(proc), false, 0, {}, nullptr, nullptr});
+  if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata); // as libpmix's example server does
   return PMIX_SUCCESS;
 }
 
 pmix_status_t on_client_finalized(const pmix_proc_t *proc, void *, pmix_op_cbfunc_t cbfunc,
                                   void *cbdata) {
-  // Queued before the client is released, so before it can exit: the main thread sees this
-  // event before the child's SIGCHLD.
-  g_events->push({PmixEvent::finalized, process_of(proc), 0, {}, nullptr, nullptr});
-  if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
+  // libpmix calls this for PMIx_Finalize, and also when a client's connection drops without it.
+  // A client in PMIx_Finalize is alive, blocked until we complete; one that dropped has exited
+  // (or is exiting: then we take it for finalized, the lenient side). A real finalize is queued
+  // before the client can exit, so the main thread sees it before the child's SIGCHLD.
+  const int p = process_of(proc);
+  g_events->push({PmixEvent::finalized, p, !process_alive(p), 0, {}, nullptr, nullptr});
+  // Not from here: for a lost connection, libpmix still writes to the client's object after
+  // this returns, and the completion may release that object.
+  if (cbfunc) g_callbacks->post([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); });
   return PMIX_SUCCESS;
 }
 
@@ -675,7 +757,8 @@ pmix_status_t on_abort(const pmix_proc_t *proc, void *, int status, const char m
                        size_t, pmix_op_cbfunc_t cbfunc, void *cbdata) {
   // The whole job ends, whichever processes were named. The caller stays blocked in PMIx_Abort
   // until the main thread has sent the termination signals and calls cbfunc.
-  g_events->push({PmixEvent::aborted, process_of(proc), status, msg ? msg : "", cbfunc, cbdata});
+  g_events->push(
+      {PmixEvent::aborted, process_of(proc), false, status, msg ? msg : "", cbfunc, cbdata});
   return PMIX_SUCCESS;
 }
 
@@ -688,6 +771,9 @@ pmix_status_t on_fence(const pmix_proc_t[], size_t, const pmix_info_t[], size_t,
   // Every participant is local and libpmix upcalls once they have all arrived, with their data
   // collected: the fence is complete. The data is ours now; libpmix calls release_fence_data
   // when it has stored it.
+  // Complete it at once, as libpmix's example server does: libpmix only queues the completion
+  // here, and it must run before anything else can touch the collective (a participant's lost
+  // connection completes it with an error; a second completion would use it after its release).
   if (cbfunc)
     cbfunc(PMIX_SUCCESS, data, ndata, cbdata, release_fence_data, data);
   else
@@ -712,7 +798,8 @@ public:
   }
 
   // Runs `start(callback, cbdata)` and waits for the callback; returns the operation's status.
-  template <class Start> static pmix_status_t run(Start start) {
+  template <class Start>
+  static pmix_status_t run(Start start, std::chrono::milliseconds timeout = kPmixOpTimeout) {
     auto *waiter = new OpWaiter;
     pmix_status_t rc = start(&OpWaiter::callback, waiter);
     if (rc == PMIX_OPERATION_SUCCEEDED) {
@@ -724,7 +811,7 @@ public:
       return rc;
     }
     std::unique_lock<std::mutex> lock(waiter->mutex_);
-    if (!waiter->cv_.wait_for(lock, kPmixOpTimeout, [&] { return waiter->done_; }))
+    if (!waiter->cv_.wait_for(lock, timeout, [&] { return waiter->done_; }))
       return PMIX_ERR_TIMEOUT; // the callback may still come: leave the waiter to it
     rc = waiter->status_;
     lock.unlock();
@@ -800,9 +887,12 @@ std::string host_name() {
 // ampirun's embedded PMIx server and the job's namespace in it.
 class PmixServer {
 public:
-  PmixServer(const std::string &dir, EventQueue &events) {
+  PmixServer(const std::string &dir, EventQueue &events, int processes) {
     g_events = &events;
+    g_callbacks = &callbacks_;
     g_nspace = "ampirun." + std::to_string(::getpid());
+    g_processes = processes;
+    g_pids = std::make_unique<std::atomic<pid_t>[]>(static_cast<std::size_t>(processes));
     module_.client_connected = on_client_connected;
     module_.client_finalized = on_client_finalized;
     module_.abort = on_abort;
@@ -823,10 +913,9 @@ public:
   PmixServer &operator=(const PmixServer &) = delete;
   ~PmixServer() { shutdown(); }
 
-  const std::string &nspace() const { return g_nspace; }
-
   // Registers the job: P processes, all on this host.
-  void register_job(int processes) {
+  void register_job() {
+    const int processes = g_processes;
     const auto size = static_cast<std::uint32_t>(processes);
     const std::string host = host_name();
     std::string peers;
@@ -893,7 +982,6 @@ public:
     if (rc != PMIX_SUCCESS)
       throw FatalError{"cannot register process " + std::to_string(p) +
                        " with the PMIx server: " + pmix_error(rc)};
-    ++registered_clients_;
 
     // PMIx_server_setup_fork edits a malloc'ed, NULL-terminated array in place.
     char **env = static_cast<char **>(std::calloc(base.size() + 1, sizeof(char *)));
@@ -913,32 +1001,29 @@ public:
     return out;
   }
 
+  // Records the pid of process `p` (before it may connect).
+  void forked(int p, pid_t pid) { g_pids[static_cast<std::size_t>(p)].store(pid); }
+
   void shutdown() {
     if (!initialized_) return;
-    for (int p = 0; p < registered_clients_; ++p) {
-      pmix_proc_t proc;
-      PMIX_PROC_CONSTRUCT(&proc);
-      PMIX_LOAD_PROCID(&proc, g_nspace.c_str(), static_cast<pmix_rank_t>(p));
-      OpWaiter::run([&](pmix_op_cbfunc_t cb, void *cbdata) {
-        PMIx_server_deregister_client(&proc, cb, cbdata);
-        return PMIX_SUCCESS;
-      });
-    }
-    if (nspace_registered_)
-      OpWaiter::run([&](pmix_op_cbfunc_t cb, void *cbdata) {
-        PMIx_server_deregister_nspace(g_nspace.c_str(), cb, cbdata);
-        return PMIX_SUCCESS;
-      });
-    PMIx_server_finalize();
     initialized_ = false;
-    g_events = nullptr;
+    callbacks_.stop(); // completions still pending run now; later ones are dropped
+    // Deregistering the namespace deregisters its clients too.
+    if (nspace_registered_)
+      OpWaiter::run(
+          [&](pmix_op_cbfunc_t cb, void *cbdata) {
+            PMIx_server_deregister_nspace(g_nspace.c_str(), cb, cbdata);
+            return PMIX_SUCCESS;
+          },
+          std::chrono::seconds(5));
+    PMIx_server_finalize();
   }
 
 private:
+  CallbackThread callbacks_; // started before libpmix's thread, stopped before its finalize
   pmix_server_module_t module_{};
   bool initialized_ = false;
   bool nspace_registered_ = false;
-  int registered_clients_ = 0;
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -1176,10 +1261,11 @@ public:
   int fd() const { return fd_.get(); }
   bool open() const { return static_cast<bool>(fd_); }
 
-  // Reads what is available and forwards the complete lines; at EOF, forwards the rest too.
-  void pump() {
+  // Reads what is available (at most `max_reads` chunks, so that a flood of output does not
+  // hold up the rest of the loop) and forwards the complete lines; at EOF, the rest too.
+  void pump(int max_reads = 16) {
     char buf[65536];
-    while (fd_) {
+    for (int i = 0; i < max_reads && fd_; ++i) {
       const ssize_t n = ::read(fd_.get(), buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno == EAGAIN) break;
@@ -1189,9 +1275,8 @@ public:
         break;
       }
       pending_.append(buf, static_cast<std::size_t>(n));
-      if (pending_.size() >= kMaxTaggedLine && pending_.find('\n') == std::string::npos)
-        pending_ += '\n'; // a very long line: forward it in pieces
       flush_lines();
+      if (pending_.size() >= kMaxTaggedLine) pending_ += '\n'; // a very long line: in pieces
     }
     flush_lines();
   }
@@ -1252,9 +1337,16 @@ public:
     // Everything the children wrote is in the pipes now; a grandchild may keep one open, so
     // take what is there without waiting for the end.
     for (TaggedStream &s : streams_)
-      s.pump();
+      s.pump(1024);
     process_events(); // release any caller still blocked in PMIx_Abort
     return status_.value_or(0);
+  }
+
+  // Whether every process that called PMIx_Init also called PMIx_Finalize.
+  bool clients_finalized() const {
+    for (const Child &c : children_)
+      if (c.connected && !c.finalized) return false;
+    return true;
   }
 
   // Ends the job: SIGTERM now, SIGKILL for what is left after the grace period.
@@ -1302,7 +1394,7 @@ private:
         if (c) c->connected = true;
         break;
       case PmixEvent::finalized:
-        if (c) c->finalized = true;
+        if (c && !e.lost) c->finalized = true;
         break;
       case PmixEvent::aborted: {
         if (!status_) { // the first failure only: with MPI_Abort, often every rank aborts
@@ -1413,6 +1505,36 @@ void report_bindings(const std::vector<ProcessPlan> &plans, const std::vector<Ch
                  static_cast<long>(children[p].pid));
 }
 
+// Ends ampirun with `status` (after removing its directory) if the PMIx server's shutdown hangs;
+// every child is reaped by then.
+class ShutdownWatchdog {
+public:
+  ShutdownWatchdog(PrivateDir &dir, int status)
+      : thread_([this, &dir, status] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (cv_.wait_for(lock, kShutdownTimeout, [&] { return done_; })) return;
+          std::fprintf(stderr, "ampirun: warning: the PMIx server did not shut down; exiting\n");
+          dir.remove();
+          std::_Exit(status);
+        }) {}
+  ShutdownWatchdog(const ShutdownWatchdog &) = delete;
+  ShutdownWatchdog &operator=(const ShutdownWatchdog &) = delete;
+  ~ShutdownWatchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+      cv_.notify_all();
+    }
+    thread_.join();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_; // last: starts once the members above exist
+};
+
 int run(int argc, char **argv) {
   ensure_standard_descriptors();
   Options options = parse_command_line(argc, argv);
@@ -1425,8 +1547,8 @@ int run(int argc, char **argv) {
   const SignalSetup signals = setup_signals();
   EventQueue events;
   PrivateDir dir;
-  PmixServer server(dir.path(), events);
-  server.register_job(options.processes);
+  PmixServer server(dir.path(), events, options.processes);
+  server.register_job();
 
   std::vector<ExecImage> images;
   for (ProcessPlan &plan : plans)
@@ -1439,9 +1561,11 @@ int run(int argc, char **argv) {
 
   const SpawnContext ctx{signals, inherited_fds};
   std::vector<Child> children;
-  for (std::size_t p = 0; p < plans.size(); ++p)
+  for (std::size_t p = 0; p < plans.size(); ++p) {
     children.push_back(spawn(static_cast<int>(p), images[p], ctx, children,
                              options.tag_output ? &outputs[p] : nullptr));
+    server.forked(static_cast<int>(p), children.back().pid);
+  }
 
   std::vector<TaggedStream> streams;
   for (std::size_t p = 0; p < outputs.size(); ++p) {
@@ -1464,13 +1588,30 @@ int run(int argc, char **argv) {
       exec_failure = err;
     }
   }
-  Job job(std::move(children), signals, events, std::move(streams));
-  if (exec_failure != 0) {
-    job.terminate();
-    job.wait();
-    return kExitExecFailed;
+  int status = 0;
+  bool clean = true;
+  {
+    Job job(std::move(children), signals, events, std::move(streams));
+    if (exec_failure != 0) {
+      job.terminate();
+      job.wait();
+      status = kExitExecFailed;
+    } else {
+      status = job.wait();
+    }
+    clean = job.clients_finalized();
   }
-  return job.wait();
+  if (!clean) {
+    // A client went away without PMIx_Finalize. libpmix 4.2 may have damaged its own state
+    // handling that (seen when a client dies while the others enter a fence: a crash or a hang
+    // in the shutdown), so leave without shutting the server down; every child is reaped.
+    dir.remove();
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+  ShutdownWatchdog watchdog(dir, status);
+  server.shutdown();
+  return status;
 }
 
 } // namespace

@@ -20,8 +20,8 @@
  *       fences, PMIx_Finalize.
  */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include <pmix.h>
+#include <strings.h>
 
 #include <signal.h>
 #include <stdint.h>
@@ -37,7 +37,7 @@ static pmix_proc_t me;
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      printf("FAIL: process %u: ", (unsigned)me.rank);                                            \
+      printf("FAIL: process %u: ", (unsigned)me.rank);                                             \
       printf(__VA_ARGS__);                                                                         \
       printf("\n");                                                                                \
       fflush(stdout);                                                                              \
@@ -145,8 +145,8 @@ static int check(int np, int vp) {
   char text[4096], expected[4096] = "";
   get_string(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, text, sizeof text);
   for (int p = 0; p < np; ++p)
-    snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%d",
-             p ? "," : "", p);
+    snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%d", p ? "," : "",
+             p);
   CHECK(strcmp(text, expected) == 0, "local peers '%s', expected '%s'", text, expected);
   get_string(PMIX_RANK_WILDCARD, PMIX_JOBID, text, sizeof text);
   CHECK(text[0] != '\0', "empty job id");
@@ -191,8 +191,8 @@ static int check(int np, int vp) {
     CHECK(val->data.bo.size == blob_size(peer), "peer %u: %zu bytes, expected %zu", peer,
           val->data.bo.size, blob_size(peer));
     for (size_t i = 0; i < val->data.bo.size; ++i)
-      CHECK((unsigned char)val->data.bo.bytes[i] == blob_byte(peer, i), "peer %u: byte %zu",
-            peer, i);
+      CHECK((unsigned char)val->data.bo.bytes[i] == blob_byte(peer, i), "peer %u: byte %zu", peer,
+            i);
     PMIX_VALUE_RELEASE(val);
   }
   fence();
@@ -260,8 +260,7 @@ int main(int argc, char **argv) {
     PMIx_Finalize(NULL, 0);
     return 0;
   }
-  fprintf(stderr,
-          "usage: %s check NP VP | fail NP | abort R STATUS | no-finalize | rendezvous\n",
+  fprintf(stderr, "usage: %s check NP VP | fail NP | abort R STATUS | no-finalize | rendezvous\n",
           argv[0]);
   return 64;
 }
