@@ -238,6 +238,12 @@ void Pe::block(const char *call) {
   // Ranks that keep each other busy must not starve the network. If that progress did anything,
   // return instead of blocking: the caller re-checks what it waits for (it may be done now).
   if (transport_ && (++blocks_ & 63) == 0 && transport_->progress()) return;
+  // Alone on the PE: poll the network right here, on the rank's stack, instead of switching to
+  // the scheduler loop and back for every message (the loop sleeps on the event fd later).
+  if (transport_ && !scheduler_.has_ready()) {
+    for (int spin = 0; spin < 256; ++spin)
+      if (transport_->progress()) return;
+  }
   r.blocked_in = call;
   scheduler_.block();
   r.blocked_in = nullptr;

@@ -58,17 +58,6 @@ void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_
   ucp_request_free(request);
 }
 
-struct Arrival {
-  std::unique_ptr<std::byte[]> buffer;
-  std::size_t length;
-  int from_pe;
-  bool done = false;
-};
-
-void envelope_recv_done(void *, ucs_status_t, const ucp_tag_recv_info_t *, void *user) {
-  static_cast<Arrival *>(user)->done = true;
-}
-
 } // namespace
 
 Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
@@ -90,6 +79,11 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
   wp.thread_mode = UCS_THREAD_MODE_SINGLE;
   if ((st = ucp_worker_create(context_, &wp, &worker_)) != UCS_OK) fail("ucp_worker_create", st);
   if ((st = ucp_worker_get_efd(worker_, &efd_)) != UCS_OK) fail("ucp_worker_get_efd", st);
+  slots_.resize(kEnvelopeSlots);
+  for (EnvelopeSlot &slot : slots_) {
+    slot.buffer.resize(sizeof(Header) + eager_limit_);
+    post_envelope_slot(slot);
+  }
   ucp_address_t *addr = nullptr;
   std::size_t len = 0;
   if ((st = ucp_worker_get_address(worker_, &addr, &len)) != UCS_OK)
@@ -103,6 +97,13 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
 
 Transport::~Transport() {
   disconnect();
+  for (EnvelopeSlot &slot : slots_) {
+    if (slot.request) {
+      ucp_request_cancel(worker_, slot.request);
+      while (slot.request)
+        ucp_worker_progress(worker_);
+    }
+  }
   if (worker_) ucp_worker_destroy(worker_);
   if (context_) ucp_cleanup(context_);
 }
@@ -151,6 +152,19 @@ ucp_ep_h Transport::endpoint(int pe) {
 
 void Transport::send_eager(int pe, const Header &h, const void *data, std::size_t bytes) {
   const std::size_t total = sizeof(Header) + bytes;
+  ucp_ep_h ep = endpoint(pe);
+  if (total <= kStagingBytes) {
+    // Small: assemble in the staging buffer and ask UCX to finish now (no allocation, no
+    // callback). Only when it cannot (no resources) does the message get a buffer of its own.
+    std::memcpy(staging_.data(), &h, sizeof(Header));
+    if (bytes) std::memcpy(staging_.data() + sizeof(Header), data, bytes);
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+    ucs_status_ptr_t r = ucp_tag_send_nbx(ep, staging_.data(), total, kEnvelope, &p);
+    if (r == nullptr) return;
+    if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE)
+      fail("ucp_tag_send_nbx (envelope)", UCS_PTR_STATUS(r));
+  }
   auto owned = std::make_unique<OwnedSend>();
   owned->transport = this;
   owned->outstanding = &outstanding_;
@@ -162,7 +176,7 @@ void Transport::send_eager(int pe, const Header &h, const void *data, std::size_
   p.cb.send = owned_send_done;
   p.user_data = owned.get();
   std::byte *buf = owned->buffer.get();
-  ucs_status_ptr_t r = ucp_tag_send_nbx(endpoint(pe), buf, total, kEnvelope, &p);
+  ucs_status_ptr_t r = ucp_tag_send_nbx(ep, buf, total, kEnvelope, &p);
   if (r == nullptr) return; // done at once; `owned` frees the buffer
   if (UCS_PTR_IS_ERR(r)) fail("ucp_tag_send_nbx (envelope)", UCS_PTR_STATUS(r));
   ++outstanding_;
@@ -219,30 +233,51 @@ void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacit
   static_cast<void>(op.release());
 }
 
+void Transport::envelope_slot_done(void *request, ucs_status_t status,
+                                   const ucp_tag_recv_info_t *info, void *user) {
+  auto *slot = static_cast<EnvelopeSlot *>(user);
+  if (status != UCS_OK && status != UCS_ERR_CANCELED)
+    std::fprintf(stderr, "ampi: UCX envelope receive failed: %s\n", ucs_status_string(status));
+  slot->length = info ? info->length : 0;
+  slot->done = status == UCS_OK;
+  slot->request = nullptr;
+  ucp_request_free(request);
+}
+
+void Transport::post_envelope_slot(EnvelopeSlot &slot) {
+  slot.done = false;
+  ucp_tag_recv_info_t info{};
+  ucp_request_param_t p{};
+  p.op_attr_mask =
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_RECV_INFO;
+  p.cb.recv = envelope_slot_done;
+  p.user_data = &slot;
+  p.recv_info.tag_info = &info;
+  ucs_status_ptr_t r =
+      ucp_tag_recv_nbx(worker_, slot.buffer.data(), slot.buffer.size(), kEnvelope, kKindMask, &p);
+  if (r == nullptr) {
+    slot.length = info.length;
+    slot.done = true;
+  } else if (UCS_PTR_IS_ERR(r)) {
+    fail("ucp_tag_recv_nbx (envelope)", UCS_PTR_STATUS(r));
+  } else {
+    slot.request = r;
+  }
+}
+
 bool Transport::progress() {
   bool any = ucp_worker_progress(worker_) != 0;
+  // UCX matches the posted envelope receives in posting order, so delivering from the head of
+  // the ring keeps every sender's envelopes in the order they were sent.
   for (;;) {
-    ucp_tag_recv_info_t info{};
-    ucp_tag_message_h msg = ucp_tag_probe_nb(worker_, kEnvelope, kKindMask, 1, &info);
-    if (!msg) break;
+    EnvelopeSlot &slot = slots_[head_];
+    if (!slot.done) break;
     any = true;
-    Arrival a;
-    a.length = info.length;
-    a.buffer = std::make_unique_for_overwrite<std::byte[]>(info.length);
-    ucp_request_param_t p{};
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    p.cb.recv = envelope_recv_done;
-    p.user_data = &a;
-    ucs_status_ptr_t r = ucp_tag_msg_recv_nbx(worker_, a.buffer.get(), info.length, msg, &p);
-    if (UCS_PTR_IS_ERR(r)) fail("ucp_tag_msg_recv_nbx (envelope)", UCS_PTR_STATUS(r));
-    if (r != nullptr) { // large envelope (eager data beyond UCX's own eager size): wait for it
-      while (!a.done)
-        ucp_worker_progress(worker_);
-      ucp_request_free(r);
-    }
     Header h;
-    std::memcpy(&h, a.buffer.get(), sizeof h);
-    sink_.envelope_arrived(-1, h, a.buffer.get() + sizeof(Header));
+    std::memcpy(&h, slot.buffer.data(), sizeof h);
+    sink_.envelope_arrived(-1, h, slot.buffer.data() + sizeof(Header));
+    post_envelope_slot(slot);
+    head_ = (head_ + 1) % slots_.size();
   }
   return any;
 }

@@ -4,7 +4,8 @@
 //
 //   bits 63..62  kind: 1 = envelope, 2 = data
 //   envelope     bits 61..0 zero. Payload: a Header, followed by the message data when it is
-//                sent eagerly. Received by probing for the kind, in arrival order.
+//                sent eagerly. Received into a ring of pre-posted receives (matching the kind
+//                bits only), delivered in arrival order.
 //   data         bits 61..40 the sending PE, bits 39..0 a per-sender sequence number (never
 //                reused in a run). The data of a rendezvous message, posted by the sender at
 //                send time; the receiver posts a receive for exactly this tag, straight into the
@@ -73,6 +74,18 @@ public:
   int pe_count() const noexcept { return npes_; }
 
 private:
+  // A pre-posted receive for envelopes (header plus eager data at most).
+  struct EnvelopeSlot {
+    std::vector<std::byte> buffer;
+    ucs_status_ptr_t request = nullptr;
+    std::size_t length = 0;
+    bool done = false;
+  };
+  static constexpr std::size_t kEnvelopeSlots = 32;
+  static void envelope_slot_done(void *request, ucs_status_t status,
+                                 const ucp_tag_recv_info_t *info, void *user);
+  void post_envelope_slot(EnvelopeSlot &slot);
+
   ucp_ep_h endpoint(int pe);
   void drive(ucs_status_ptr_t request, const char *what);
 
@@ -91,6 +104,10 @@ private:
   std::uint64_t next_seq_ = 1;
   std::size_t eager_limit_ = 8192;
   std::size_t outstanding_ = 0; // sends still owned by UCX
+  static constexpr std::size_t kStagingBytes = 1024;
+  std::vector<std::byte> staging_ = std::vector<std::byte>(kStagingBytes); // small sends
+  std::vector<EnvelopeSlot> slots_; // a ring, delivered from head_
+  std::size_t head_ = 0;
 };
 
 } // namespace ampi::ucx
