@@ -28,12 +28,13 @@ void deliver(Request &rreq, const void *data, std::size_t bytes, int source, int
 }
 
 // Receives the rendezvous data of a matched remote message straight into the receive buffer.
-void receive_remote_data(Request &rreq, const Message &m) {
-  rreq.status_source = m.envelope.source;
-  rreq.status_tag = m.envelope.tag;
-  rreq.status_error = m.bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-  rreq.status_bytes = m.bytes > rreq.capacity ? rreq.capacity : m.bytes;
-  rreq.owner->pe.transport()->recv_data(m.data_tag, rreq.recv_buf, rreq.capacity, &rreq);
+void receive_remote_data(Request &rreq, int source, int tag, std::size_t bytes,
+                         std::uint64_t data_tag) {
+  rreq.status_source = source;
+  rreq.status_tag = tag;
+  rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  rreq.status_bytes = bytes > rreq.capacity ? rreq.capacity : bytes;
+  rreq.owner->pe.transport()->recv_data(data_tag, rreq.recv_buf, rreq.capacity, &rreq);
 }
 
 // A message to a rank on another PE: eager (copied into the envelope) or rendezvous (the data
@@ -125,7 +126,7 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
   if (matching::UnexpectedMessage *um = self.matching.take_unexpected(req.pattern)) {
     auto &m = static_cast<Message &>(*um);
     if (m.data_tag) { // rendezvous from another PE: completes when the data is in
-      receive_remote_data(req, m);
+      receive_remote_data(req, m.envelope.source, m.envelope.tag, m.bytes, m.data_tag);
       self.pe.messages().put(m);
       return;
     }
@@ -221,22 +222,21 @@ void RemoteSink::envelope_arrived(int, const ucx::Header &h, const std::byte *ea
     Pe::abort_job(1);
   }
   const matching::Envelope env{h.context, h.source, h.tag};
+  if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
+    auto &rreq = static_cast<Request &>(*posted);
+    if (h.data_tag) {
+      receive_remote_data(rreq, h.source, h.tag, h.bytes, h.data_tag);
+    } else {
+      deliver(rreq, eager_data, h.bytes, h.source, h.tag);
+      complete(rreq);
+    }
+    return;
+  }
   Message &m = pe_.messages().get();
   m.envelope = env;
   m.bytes = h.bytes;
   m.send_request = nullptr;
   m.data_tag = h.data_tag;
-  if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
-    auto &rreq = static_cast<Request &>(*posted);
-    if (h.data_tag) {
-      receive_remote_data(rreq, m);
-    } else {
-      deliver(rreq, eager_data, h.bytes, h.source, h.tag);
-      complete(rreq);
-    }
-    pe_.messages().put(m);
-    return;
-  }
   if (!h.data_tag) {
     if (h.bytes <= Message::kInlineBytes) {
       m.data = m.inline_data;
