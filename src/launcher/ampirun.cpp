@@ -81,6 +81,7 @@ namespace {
 
 constexpr int kExitUsage = 2;        // bad command line, program missing or not executable
 constexpr int kExitExecFailed = 127; // the program could not be executed after the launch began
+constexpr int kExitTimeout = 124;    // --timeout expired (as timeout(1) reports it)
 constexpr int kExitNoFinalize = 1;   // a process left without PMIx_Finalize while others ran
 constexpr int kKillGraceMs = 1000;   // SIGTERM -> SIGKILL delay when ending a failed job
 constexpr std::chrono::milliseconds kPmixOpTimeout{30000};   // for PMIx server operations
@@ -183,6 +184,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> exports; // -x NAME=VALUE
   bool report_bindings = false;
   bool tag_output = false;
+  std::optional<int> timeout_s; // --timeout: end the job after this many seconds
   MapPolicy map = MapPolicy::block;
   std::vector<std::string> argv; // the program and its arguments
 };
@@ -198,6 +200,7 @@ void print_usage(std::FILE *out) {
       "  --vp V, +vp V           number of virtual ranks (default: one per process; at least N)\n"
       "  --stack-size SIZE       stack size of each rank, in bytes; suffixes K, M, G (x1024)\n"
       "  -x NAME[=VALUE]         export NAME (with VALUE) to the job's environment\n"
+      "  --timeout SECONDS       end the job (exit status 124) if it runs longer than this\n"
       "  --map block|rr          placement of ranks over processes: balanced contiguous blocks\n"
       "                          (default; the first V%N processes get one rank more) or round\n"
       "                          robin (rank r on process r%N)\n"
@@ -360,6 +363,10 @@ Options parse_command_line(int argc, char **argv) {
     }
     if (auto v = args.value_of({"+vp"}, /*attached_ok=*/true)) {
       options.vps = parse_count("+vp", *v);
+      continue;
+    }
+    if (auto v = args.value_of({"--timeout", "-timeout"})) {
+      options.timeout_s = parse_count("--timeout", *v);
       continue;
     }
     if (auto v = args.value_of({"--stack-size", "-stack-size"})) {
@@ -1309,11 +1316,31 @@ public:
     if (!signal_fd_) fail_errno("signalfd");
   }
 
+  // Ends the job with status 124 and a report if it is still running after `seconds`.
+  void set_timeout(int seconds) {
+    timeout_s_ = seconds;
+    job_deadline_ = now_ms() + std::int64_t{seconds} * 1000;
+  }
+
   // Waits for every child; returns ampirun's exit status.
   int wait() {
     std::vector<pollfd> fds;
     while (running() > 0) {
       int timeout = -1;
+      if (job_deadline_) {
+        const std::int64_t left = *job_deadline_ - now_ms();
+        if (left <= 0) {
+          job_deadline_.reset();
+          std::fprintf(stderr,
+                       "ampirun: the job ran longer than --timeout %d s; ending it (%d process%s "
+                       "still running)\n",
+                       timeout_s_, running(), running() == 1 ? "" : "es");
+          if (!status_) status_ = kExitTimeout;
+          terminate();
+          continue;
+        }
+        timeout = static_cast<int>(left);
+      }
       if (kill_deadline_) {
         const std::int64_t left = *kill_deadline_ - now_ms();
         if (left <= 0) {
@@ -1321,7 +1348,7 @@ public:
           kill_deadline_.reset();
           continue;
         }
-        timeout = static_cast<int>(left);
+        timeout = timeout < 0 ? static_cast<int>(left) : std::min(timeout, static_cast<int>(left));
       }
       fds.clear();
       fds.push_back({signal_fd_.get(), POLLIN, 0});
@@ -1487,6 +1514,8 @@ private:
   Fd signal_fd_;
   std::optional<int> status_;
   std::optional<std::int64_t> kill_deadline_;
+  std::optional<std::int64_t> job_deadline_;
+  int timeout_s_ = 0;
   bool terminating_ = false;
 };
 
@@ -1592,6 +1621,7 @@ int run(int argc, char **argv) {
   bool clean = true;
   {
     Job job(std::move(children), signals, events, std::move(streams));
+    if (options.timeout_s) job.set_timeout(*options.timeout_s);
     if (exec_failure != 0) {
       job.terminate();
       job.wait();

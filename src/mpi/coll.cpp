@@ -40,7 +40,9 @@ datatype::ReduceFn find_op(MPI_Op op, MPI_Datatype type, MPI_Comm comm, const ch
   datatype::ReduceFn f = datatype::reduction(op, type);
   if (!f) {
     const char *name = datatype::op_name(op);
-    if (name)
+    if (op == MPI_OP_NULL)
+      *err = raise(comm, MPI_ERR_OP, fn, "op=MPI_OP_NULL");
+    else if (name)
       *err =
           raise(comm, MPI_ERR_OP, fn, "%s is not defined for datatype %s", name, type_label(type));
     else

@@ -244,16 +244,12 @@ extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ran
   if (!g2) return gerr_;
   if (n < 0 || (n > 0 && (!ranks1 || !ranks2)))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d or a ranks array is NULL", n);
-  for (int i = 0; i < n; ++i) {
-    if (ranks1[i] == MPI_PROC_NULL) {
-      ranks2[i] = MPI_PROC_NULL;
-      continue;
-    }
-    if (ranks1[i] < 0 || ranks1[i] >= g1->size())
+  for (int i = 0; i < n; ++i) // all checked before any is written
+    if (ranks1[i] != MPI_PROC_NULL && (ranks1[i] < 0 || ranks1[i] >= g1->size()))
       return raise(MPI_COMM_WORLD, MPI_ERR_RANK, fn, "ranks1[%d]=%d is not in group1 (size %d)", i,
                    ranks1[i], g1->size());
-    ranks2[i] = g2->rank_of(g1->world_rank(ranks1[i]));
-  }
+  for (int i = 0; i < n; ++i)
+    ranks2[i] = ranks1[i] == MPI_PROC_NULL ? MPI_PROC_NULL : g2->rank_of(g1->world_rank(ranks1[i]));
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Group_translate_ranks)

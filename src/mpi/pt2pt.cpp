@@ -258,6 +258,11 @@ extern "C" int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
                              int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                              int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Sendrecv";
+  // Both halves are checked before anything is sent.
+  Rank *self = enter(fn);
+  if (Checked rc = check(*self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
+      !rc.comm)
+    return rc.err;
   MPI_Request sreq = MPI_REQUEST_NULL;
   int e = send_common(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, p2p::Mode::Standard,
                       &sreq);

@@ -216,6 +216,10 @@ void recv(std::uint32_t context, int source, int tag, void *buf, std::size_t cap
 namespace ampi::p2p {
 
 void RemoteSink::envelope_arrived(int, const ucx::Header &h, const std::byte *eager_data) {
+  if (h.dest_world == ucx::Transport::kControl) {
+    pe_.control(h);
+    return;
+  }
   Rank *dst = pe_.local(h.dest_world);
   if (!dst) {
     std::fprintf(stderr, "ampi: a message for rank %d reached the wrong process\n", h.dest_world);

@@ -177,7 +177,19 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     r->comms.add(std::move(self));
     ranks_.push_back(std::move(rank));
   }
-  if (pmix_ && pl.npes > 1) transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_);
+  if (pmix_ && pl.npes > 1) {
+    transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_);
+    termination_.emplace(*transport_, [this] {
+      print_blocked_ranks();
+      if (config_.my_pe == 0) { // let the other processes print theirs before the job ends
+        for (int i = 0; i < 50; ++i) {
+          transport_->progress();
+          ::usleep(10000);
+        }
+      }
+      abort_job(1);
+    });
+  }
   for (auto &r : ranks_)
     scheduler_.spawn(r->task);
   live_ranks_ = count;
@@ -187,6 +199,10 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
 Pe::~Pe() {
   if (transport_) {
     pmix_->fence(); // nobody still needs to reach us
+    // Finalize PMIx before the (slower) UCX teardown, so that the launcher hears of it while
+    // this process is still alive: a finalize it sees only after the exit looks like a crash.
+    termination_.reset();
+    pmix_.reset();
     transport_.reset();
   }
   current_ = nullptr;
@@ -201,21 +217,31 @@ void Pe::run_rank(Rank &r) {
     argv.push_back(a.data());
   argv.push_back(nullptr);
   r.exit_code = user_main_(static_cast<int>(args.size()), argv.data(), envp_);
+  if (r.initialized && !r.finalized) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "ampi: rank %d returned from main without calling MPI_Finalize; ending the job\n",
+                 r.world_rank);
+    abort_job(r.exit_code != 0 ? r.exit_code : 1);
+  }
 }
 
 int Pe::run() {
   int status = 0;
   int idle = 0;
-  while (live_ranks_ > 0) {
+  // With other PEs, the loop ends only when all of them agree that every rank has finished.
+  while (live_ranks_ > 0 || transport_) {
     ranks::Task *last = scheduler_.run_one();
     if (!last) {
       if (!transport_)
         report_deadlock(); // nothing in this process can wake a rank, and nothing is outside it
       // Idle: drive the network; after a short spin, sleep until it has something for us.
-      if (transport_->progress()) {
+      const bool progressed = transport_->progress();
+      if (termination_->idle(live_ranks_ == 0, !progressed && !scheduler_.has_ready())) break;
+      if (progressed) {
         idle = 0;
       } else if (++idle > 2000) {
-        transport_->wait(100);
+        transport_->wait(50);
         idle = 0;
       }
       continue;
@@ -259,11 +285,8 @@ void Pe::abort_job(int code) noexcept {
   std::_Exit(code);
 }
 
-void Pe::report_deadlock() {
+void Pe::print_blocked_ranks() {
   std::fflush(stdout);
-  std::fprintf(
-      stderr,
-      "ampi: deadlock: every rank of this process is blocked and no message is in flight\n");
   for (auto &r : ranks_) {
     if (r->task.finished()) {
       std::fprintf(stderr, "  rank %d: finished (exit status %d)\n", r->world_rank, r->exit_code);
@@ -278,6 +301,15 @@ void Pe::report_deadlock() {
     std::fprintf(stderr, ", %zu posted receive(s), %zu unexpected message(s)\n",
                  r->matching.posted_count(), r->matching.unexpected_count());
   }
+  std::fflush(stderr);
+}
+
+void Pe::report_deadlock() {
+  std::fflush(stdout);
+  std::fprintf(
+      stderr,
+      "ampi: deadlock: every rank of this process is blocked and no message is in flight\n");
+  print_blocked_ranks();
   abort_job(1);
 }
 

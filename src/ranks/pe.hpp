@@ -9,6 +9,7 @@
 #include "pmi/pmix_client.hpp"
 #include "ranks/rank.hpp"
 #include "ranks/scheduler.hpp"
+#include "ranks/termination.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -83,6 +84,10 @@ public:
   // Drives the network (no-op in a one-process job); true if anything happened.
   bool poll() { return transport_ && transport_->progress(); }
   ucx::Transport *transport() noexcept { return transport_ ? &*transport_ : nullptr; }
+  // A control envelope from another PE (termination and deadlock detection).
+  void control(const ucx::Header &h) {
+    if (termination_) termination_->control(h);
+  }
   void wake(Rank &r) noexcept { scheduler_.make_ready(r.task); }
   [[noreturn]] void exit_current(int code) noexcept;
   std::uint64_t context_switches() const noexcept { return scheduler_.switches(); }
@@ -96,6 +101,7 @@ public:
 private:
   void run_rank(Rank &r);
   [[noreturn]] void report_deadlock();
+  void print_blocked_ranks();
 
   static thread_local Pe *current_;
   PeConfig config_;
@@ -110,6 +116,7 @@ private:
   std::optional<pmi::PmixClient> pmix_;
   p2p::RemoteSink sink_{*this};
   std::optional<ucx::Transport> transport_; // only when the job has several PEs
+  std::optional<ranks::Termination> termination_;
   unsigned blocks_ = 0;
   int live_ranks_ = 0;
 };

@@ -152,6 +152,7 @@ ucp_ep_h Transport::endpoint(int pe) {
 
 void Transport::send_eager(int pe, const Header &h, const void *data, std::size_t bytes) {
   const std::size_t total = sizeof(Header) + bytes;
+  if (h.dest_world != kControl) ++sent_;
   ucp_ep_h ep = endpoint(pe);
   if (total <= kStagingBytes) {
     // Small: assemble in the staging buffer and ask UCX to finish now (no allocation, no
@@ -197,7 +198,7 @@ std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std
   ucs_status_ptr_t r = synchronous ? ucp_tag_send_sync_nbx(ep, data, bytes, tag, &p)
                                    : ucp_tag_send_nbx(ep, data, bytes, tag, &p);
   // The envelope goes after the data was posted: the receiver may post its receive at once.
-  send_eager(pe, h, nullptr, 0);
+  send_eager(pe, h, nullptr, 0); // counts the message
   if (r == nullptr) {
     sink_.send_done(user, true);
   } else if (UCS_PTR_IS_ERR(r)) {
@@ -275,6 +276,7 @@ bool Transport::progress() {
     any = true;
     Header h;
     std::memcpy(&h, slot.buffer.data(), sizeof h);
+    if (h.dest_world != kControl) ++received_;
     sink_.envelope_arrived(-1, h, slot.buffer.data() + sizeof(Header));
     post_envelope_slot(slot);
     head_ = (head_ + 1) % slots_.size();

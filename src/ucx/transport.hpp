@@ -45,6 +45,7 @@ protected:
   ~Sink() = default;
 };
 
+// Uses the PMIx client only while connecting (addresses); it may be gone before the destructor.
 class Transport {
 public:
   Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink);
@@ -70,8 +71,18 @@ public:
   // Ends every connection (after the job's final barrier).
   void disconnect();
 
+  // Control messages between PEs (termination and deadlock detection) travel as envelopes with
+  // dest_world == kControl; they are not counted as messages.
+  static constexpr std::int32_t kControl = -1;
+  void send_control(int pe, const Header &h) { send_eager(pe, h, nullptr, 0); }
+  // Envelopes of messages sent to and received from other PEs, and sends still in flight.
+  std::uint64_t messages_sent() const noexcept { return sent_; }
+  std::uint64_t messages_received() const noexcept { return received_; }
+  std::size_t sends_in_flight() const noexcept { return outstanding_; }
+
   std::size_t eager_limit() const noexcept { return eager_limit_; }
   int pe_count() const noexcept { return npes_; }
+  int my_pe() const noexcept { return my_pe_; }
 
 private:
   // A pre-posted receive for envelopes (header plus eager data at most).
@@ -104,6 +115,8 @@ private:
   std::uint64_t next_seq_ = 1;
   std::size_t eager_limit_ = 8192;
   std::size_t outstanding_ = 0; // sends still owned by UCX
+  std::uint64_t sent_ = 0;
+  std::uint64_t received_ = 0;
   static constexpr std::size_t kStagingBytes = 1024;
   std::vector<std::byte> staging_ = std::vector<std::byte>(kStagingBytes); // small sends
   std::vector<EnvelopeSlot> slots_; // a ring, delivered from head_
