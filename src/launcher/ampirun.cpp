@@ -564,6 +564,14 @@ std::vector<ProcessPlan> plan_job(const Options &options) {
     vars.emplace_back("AMPI_MAP", map_name(options.map));
     if (options.stack_size)
       vars.emplace_back("AMPI_STACK_SIZE", std::to_string(*options.stack_size));
+    // Every process of the job is on this host: UCX's TCP transport (if used at all) listens on
+    // loopback only, never on a network a job does not need. UCX_NET_DEVICES given by the user
+    // (environment or -x) wins.
+    const bool net_devices_given =
+        std::getenv("UCX_NET_DEVICES") != nullptr ||
+        std::any_of(options.exports.begin(), options.exports.end(),
+                    [](const auto &kv) { return kv.first == "UCX_NET_DEVICES"; });
+    if (!net_devices_given) vars.emplace_back("UCX_NET_DEVICES", "lo");
     // Local (per-node) process rank and count, as other launchers set them; one node.
     vars.emplace_back("OMPI_COMM_WORLD_LOCAL_RANK", index);
     vars.emplace_back("OMPI_COMM_WORLD_LOCAL_SIZE", count);
