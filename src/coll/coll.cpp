@@ -14,6 +14,8 @@ namespace {
 
 enum Tag : int { kBarrier = 1, kBcast, kReduce, kAllreduce, kAllgather };
 
+constexpr std::size_t kAllreduceDoublingMax = 64 * 1024; // bytes
+
 p2p::Route route(const comm::Comm &c, int dest, int tag) {
   return {c.coll_context(), c.rank, tag, c.world_rank(dest)};
 }
@@ -106,6 +108,13 @@ void allreduce(const comm::Comm &c, const void *send_buf, void *recv_buf, std::s
   const std::size_t bytes = count * op.extent;
   if (send_buf && send_buf != recv_buf && bytes) std::memcpy(recv_buf, send_buf, bytes);
   if (p == 1) return;
+  // Large vectors: recursive doubling would move and combine the whole vector log(p) times on
+  // every rank; a binomial reduce then a broadcast moves it about twice.
+  if (bytes > kAllreduceDoublingMax) {
+    reduce(c, nullptr, recv_buf, count, op, 0);
+    bcast(c, recv_buf, bytes, 0);
+    return;
+  }
   auto tmp = scratch(bytes);
   std::byte *acc = static_cast<std::byte *>(recv_buf);
   int pof2 = 1;
