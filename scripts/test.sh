@@ -1,9 +1,34 @@
 #!/bin/sh
 # scripts/test.sh — the README's second command (and what CI runs): installs what is needed,
-# builds, and runs the test suite. Long soaks and sanitizer runs carry their own labels and are
-# left out here; GPU tests report "skipped" on machines without a GPU.
+# builds, and runs the test suite (build/); then builds the tree again with AddressSanitizer and
+# UndefinedBehaviorSanitizer (build-asan/, -DAMPI_SANITIZE=address,undefined, see
+# cmake/Sanitizers.cmake) and runs the whole suite there too, with the sanitizer-only tests
+# (label `sanitizer`). Long soaks carry the label `soak` and are left out of both runs; GPU tests
+# report "skipped" on machines without a GPU. The first run includes the valgrind memcheck tests
+# (label `valgrind`), about 25 s on 2 cores.
+#
+# AMPI_TEST_SANITIZERS=0 skips the sanitizer build and run. Both runs always happen (unless a
+# build fails); the script fails if either run had a failure.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/deps.sh
+# valgrind, for the memcheck tests of the first build (defined only when it is installed).
+if ! command -v valgrind >/dev/null 2>&1; then
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq valgrind >/dev/null
+fi
+
+status=0
 scripts/build.sh build
-ctest --test-dir build --output-on-failure -j2 -LE "soak|sanitizer"
+ctest --test-dir build --output-on-failure -j2 -LE "soak|sanitizer" || status=1
+
+if [ "${AMPI_TEST_SANITIZERS:-1}" != 0 ]; then
+  echo "== the same suite under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/)"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DAMPI_SANITIZE=address,undefined >/dev/null
+  cmake --build build-asan
+  ctest --test-dir build-asan --output-on-failure -j2 -LE soak || status=1
+fi
+exit "$status"

@@ -209,14 +209,16 @@ Pe::~Pe() {
 }
 
 void Pe::run_rank(Rank &r) {
-  // Each rank gets its own argv (programs and getopt may permute or modify it).
-  std::vector<std::string> args = args_;
-  std::vector<char *> argv;
-  argv.reserve(args.size() + 1);
-  for (auto &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  r.exit_code = user_main_(static_cast<int>(args.size()), argv.data(), envp_);
+  // Each rank gets its own argv (programs and getopt may permute or modify it). It is kept in the
+  // Rank, not in this frame: a rank that calls exit() never comes back here (its stack is dropped
+  // without unwinding), so locals owning memory would leak.
+  r.args = args_;
+  r.argv.clear();
+  r.argv.reserve(r.args.size() + 1);
+  for (auto &a : r.args)
+    r.argv.push_back(a.data());
+  r.argv.push_back(nullptr);
+  r.exit_code = user_main_(static_cast<int>(r.args.size()), r.argv.data(), envp_);
   if (r.initialized && !r.finalized) {
     std::fflush(stdout);
     std::fprintf(stderr,

@@ -48,6 +48,10 @@ public:
   std::vector<UserErrhandler> errhandlers; // handle 0x54000000 | (index + 2)
   BsendBuffer bsend;
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
+  // The rank's own copy of the program's arguments, as its main gets them (argv points into
+  // args). Kept here rather than on the rank's stack, which exit() drops without unwinding.
+  std::vector<std::string> args;
+  std::vector<char *> argv;
 
   bool initialized = false;
   int thread_level = MPI_THREAD_SINGLE; // what MPI_Init(_thread) provided

@@ -3,16 +3,69 @@
 
 #include <cstdlib>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace ampi::ranks {
 
 namespace ctx = boost::context::detail;
+
+// AddressSanitizer must be told of every switch between stacks (the PE thread's own stack, where
+// the scheduler loop runs, and each task's mmap'd one), or it takes one stack's frames for
+// overflows of another and cannot unpoison a stack left by a noreturn call. start_switch: just
+// before a jump, with the bounds of the stack being entered (nullptr: the loop's); finish_switch:
+// first thing after arriving, with what start_switch saved on this stack (nullptr on a fresh
+// stack); start_switch(nullptr, ...) when leaving a stack for good. No-ops without ASan.
+namespace sanitizer {
+#if defined(__SANITIZE_ADDRESS__)
+namespace {
+thread_local const void *loop_bottom = nullptr; // the PE thread's stack, learnt on the first
+thread_local std::size_t loop_size = 0;         // switch from the loop into a task
+thread_local bool leaving_loop = false;
+} // namespace
+
+void leave_loop() noexcept {
+  leaving_loop = true;
+}
+
+void start_switch(void **fake_stack, const Task *to) noexcept {
+  if (to)
+    __sanitizer_start_switch_fiber(fake_stack, to->stack_low(), to->stack_size());
+  else
+    __sanitizer_start_switch_fiber(fake_stack, loop_bottom, loop_size);
+}
+
+void finish_switch(void *fake_stack) noexcept {
+  const void *bottom = nullptr;
+  std::size_t size = 0;
+  __sanitizer_finish_switch_fiber(fake_stack, &bottom, &size);
+  if (leaving_loop) { // we came from the loop: `bottom`/`size` are the thread's own stack
+    loop_bottom = bottom;
+    loop_size = size;
+    leaving_loop = false;
+  }
+}
+#else
+inline void leave_loop() noexcept {
+}
+inline void start_switch(void **, const Task *) noexcept {
+}
+inline void finish_switch(void *) noexcept {
+}
+#endif
+} // namespace sanitizer
 
 void Scheduler::enter(Task &next, ctx::fcontext_t *resume_slot) noexcept {
   next.state_ = Task::State::Running;
   current_ = &next;
   ++switches_;
   Arrival a{resume_slot, &next};
-  arrived(ctx::jump_fcontext(next.context_, &a));
+  void *fake_stack = nullptr;
+  sanitizer::start_switch(&fake_stack, &next);
+  ctx::transfer_t t = ctx::jump_fcontext(next.context_, &a);
+  sanitizer::finish_switch(fake_stack);
+  arrived(t);
 }
 
 void Scheduler::switch_from(Task &self) noexcept {
@@ -29,7 +82,11 @@ void Scheduler::switch_from(Task &self) noexcept {
   returned_ = &self;
   current_ = nullptr;
   Arrival a{&self.context_, nullptr};
-  arrived(ctx::jump_fcontext(loop_context_, &a));
+  void *fake_stack = nullptr;
+  sanitizer::start_switch(&fake_stack, nullptr);
+  ctx::transfer_t t = ctx::jump_fcontext(loop_context_, &a);
+  sanitizer::finish_switch(fake_stack);
+  arrived(t);
 }
 
 void Scheduler::finish_current() noexcept {
@@ -39,6 +96,7 @@ void Scheduler::finish_current() noexcept {
   current_ = nullptr;
   ctx::fcontext_t dead = nullptr; // nobody resumes a finished task
   Arrival a{&dead, nullptr};
+  sanitizer::start_switch(nullptr, nullptr); // this stack is left for good
   ctx::jump_fcontext(loop_context_, &a);
   std::abort();
 }
@@ -47,6 +105,7 @@ Task *Scheduler::run_one() {
   Task *t = pop();
   if (!t) return nullptr;
   returned_ = nullptr;
+  sanitizer::leave_loop();
   enter(*t, &loop_context_);
   return returned_;
 }

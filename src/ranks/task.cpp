@@ -9,6 +9,12 @@
 
 namespace ampi::ranks {
 
+#if defined(__SANITIZE_ADDRESS__)
+namespace sanitizer {
+void finish_switch(void *fake_stack) noexcept; // scheduler.cpp
+}
+#endif
+
 Task::Task(std::size_t stack_size, std::function<void()> body)
     : body_(std::move(body)), allocator_(stack_size) {
   stack_ = allocator_.allocate();
@@ -20,6 +26,9 @@ Task::~Task() {
 }
 
 void Task::entry(boost::context::detail::transfer_t t) {
+#if defined(__SANITIZE_ADDRESS__)
+  sanitizer::finish_switch(nullptr); // first thing on this fresh stack (see scheduler.cpp)
+#endif
   Scheduler::arrived(t);
   Task *self = static_cast<Scheduler::Arrival *>(t.data)->target;
   try {

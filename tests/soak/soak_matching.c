@@ -2,7 +2,11 @@
  *
  *   soak_matching [total_messages [seed [messages_per_rank_per_round [poll]]]]
  *     total_messages  messages sent in the whole job (default 1000000)
- *     seed            every random choice derives from it (default 1); printed at start
+ *     seed            default 1, printed at start. Each rank has two generators seeded from it:
+ *                     one for the traffic (every message's destination, tag, size, mode, phase)
+ *                     and the phase-1 receive patterns, which a run with the same seed and rank
+ *                     count repeats exactly; one for the phase-2 choices and completion methods,
+ *                     whose sequence also depends on timing (what has completed when)
  *     per round       average number of messages one rank sends in one round (default 100)
  *     poll            1: every blocking call is replaced by a polling loop (MPI_Test*, MPI_Iprobe)
  *                     with a 60 s watchdog that prints what is still missing (for diagnosing
@@ -56,18 +60,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HDR 32                  /* header size; shorter messages carry no header */
-#define MAGIC 0x4b414f53u       /* "SOAK" */
-#define NHOT 8                  /* most tags are 0..NHOT-1 */
-#define DEAD_TAG 4321           /* never sent */
-#define CAP 16                  /* most outstanding receives in phase 2 */
-#define MAXSIZE 262144u         /* largest message */
-#define BSEND_BUF (1 << 20)     /* MPI_Buffer_attach size per rank */
-#define BSEND_BUDGET (1 << 18)  /* buffered bytes per rank per round */
-#define BSEND_MAX 4096u         /* largest buffered message */
-#define WATCHDOG 60.0           /* seconds without progress in a polling loop */
-#define ANYP (-1)               /* pattern wildcard (source or tag) */
-#define ABSENT (-2)             /* tag index of a tag that no message of the round has */
+#define HDR 32                 /* header size; shorter messages carry no header */
+#define MAGIC 0x4b414f53u      /* "SOAK" */
+#define NHOT 8                 /* most tags are 0..NHOT-1 */
+#define DEAD_TAG 4321          /* never sent */
+#define CAP 16                 /* most outstanding receives in phase 2 */
+#define MAXSIZE 262144u        /* largest message */
+#define BSEND_BUF (1 << 20)    /* MPI_Buffer_attach size per rank */
+#define BSEND_BUDGET (1 << 18) /* buffered bytes per rank per round */
+#define BSEND_MAX 4096u        /* largest buffered message */
+#define WATCHDOG 60.0          /* seconds without progress in a polling loop */
+#define ANYP (-1)              /* pattern wildcard (source or tag) */
+#define ABSENT (-2)            /* tag index of a tag that no message of the round has */
 
 /* ---- random numbers: xoshiro256**, one generator per purpose and rank --------------------- */
 typedef struct {
@@ -79,7 +83,9 @@ static uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
-static uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl64(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 static void rng_seed(rng_t *r, uint64_t seed) {
   int i;
   for (i = 0; i < 4; ++i) {
@@ -102,7 +108,8 @@ static uint32_t rbelow(rng_t *r, uint32_t n) {
   return (uint32_t)(((rnext(r) >> 32) * (uint64_t)n) >> 32);
 }
 
-/* ---- messages --------------------------------------------------------------------------------- */
+/* ---- messages ---------------------------------------------------------------------------------
+ */
 typedef struct {
   uint32_t magic;
   int32_t sender; /* world ranks */
@@ -120,8 +127,19 @@ typedef struct { /* what a receiver is told about each message it will get */
   int32_t phase;
 } desc_t;
 
-enum { M_SEND, M_SSEND, M_RSEND, M_BSEND, M_ISEND, M_ISSEND, M_IRSEND, M_IBSEND, M_ISEND_FREE, NMODES };
-static const char *const mode_name[NMODES] = {"Send",  "Ssend",  "Rsend",  "Bsend",       "Isend",
+enum {
+  M_SEND,
+  M_SSEND,
+  M_RSEND,
+  M_BSEND,
+  M_ISEND,
+  M_ISSEND,
+  M_IRSEND,
+  M_IBSEND,
+  M_ISEND_FREE,
+  NMODES
+};
+static const char *const mode_name[NMODES] = {"Send",   "Ssend",  "Rsend",  "Bsend",     "Isend",
                                               "Issend", "Irsend", "Ibsend", "Isend+free"};
 
 typedef struct { /* a message this rank sends */
@@ -166,26 +184,78 @@ typedef struct { /* a phase-2 outstanding receive */
   unsigned char *buf;
 } slot_t;
 
-/* ---- statistics ------------------------------------------------------------------------------- */
+/* ---- statistics -------------------------------------------------------------------------------
+ */
 enum {
-  ST_SENT, ST_SENT_BYTES, ST_RECV, ST_RECV_BYTES, ST_ZERO, ST_HEADERLESS, ST_OVER_8K, ST_OVER_64K,
-  ST_TO_SELF, ST_P1, ST_P1_ST, ST_P1_SANY, ST_P1_POOL_T, ST_P1_POOL_ANY, ST_P1_WIDENED,
-  ST_P1_MODEL, ST_DECOY, ST_DEAD1, ST_P2, ST_P2_ST, ST_P2_SANY, ST_P2_ANYT, ST_P2_ANYANY,
-  ST_P2_IRECV, ST_P2_RECV, ST_P2_PROBE, ST_P2_IPROBE, ST_P2_NEG_IPROBE, ST_DEAD2, ST_CANCEL_TRY,
-  ST_CANCEL_OK, ST_LATE, ST_ORDER_PAIRS, ST_MODE0, ST_N = ST_MODE0 + NMODES
+  ST_SENT,
+  ST_SENT_BYTES,
+  ST_RECV,
+  ST_RECV_BYTES,
+  ST_ZERO,
+  ST_HEADERLESS,
+  ST_OVER_8K,
+  ST_OVER_64K,
+  ST_TO_SELF,
+  ST_P1,
+  ST_P1_ST,
+  ST_P1_SANY,
+  ST_P1_POOL_T,
+  ST_P1_POOL_ANY,
+  ST_P1_WIDENED,
+  ST_P1_MODEL,
+  ST_DECOY,
+  ST_DEAD1,
+  ST_P2,
+  ST_P2_ST,
+  ST_P2_SANY,
+  ST_P2_ANYT,
+  ST_P2_ANYANY,
+  ST_P2_IRECV,
+  ST_P2_RECV,
+  ST_P2_PROBE,
+  ST_P2_IPROBE,
+  ST_P2_NEG_IPROBE,
+  ST_DEAD2,
+  ST_CANCEL_TRY,
+  ST_CANCEL_OK,
+  ST_LATE,
+  ST_ORDER_PAIRS,
+  ST_MODE0,
+  ST_N = ST_MODE0 + NMODES
 };
-static const char *const st_name[ST_MODE0] = {
-    "messages sent", "bytes sent", "messages received", "bytes received", "0-byte messages",
-    "messages < 32 B (no header)", "messages > 8 KiB", "messages > 64 KiB", "messages to self",
-    "phase-1 messages", "phase-1 receives (s,t)", "phase-1 receives (s,ANY)",
-    "phase-1 receives (ANY,t)", "phase-1 receives (ANY,ANY)", "phase-1 patterns widened by model",
-    "phase-1 matches checked against the model", "phase-1 decoys cancelled",
-    "phase-1 dead receives cancelled", "phase-2 messages", "phase-2 receives (s,t)",
-    "phase-2 receives (s,ANY)", "phase-2 receives (ANY,t)", "phase-2 receives (ANY,ANY)",
-    "phase-2 Irecv", "phase-2 blocking Recv", "phase-2 Probe+Recv", "phase-2 Iprobe+Recv",
-    "phase-2 Iprobe of nothing", "phase-2 dead receives cancelled",
-    "phase-2 MPI_Cancel of live receives", "  ... of which cancelled",
-    "phase-2 sends issued during the receive loop", "ordering pairs checked"};
+static const char *const st_name[ST_MODE0] = {"messages sent",
+                                              "bytes sent",
+                                              "messages received",
+                                              "bytes received",
+                                              "0-byte messages",
+                                              "messages < 32 B (no header)",
+                                              "messages > 8 KiB",
+                                              "messages > 64 KiB",
+                                              "messages to self",
+                                              "phase-1 messages",
+                                              "phase-1 receives (s,t)",
+                                              "phase-1 receives (s,ANY)",
+                                              "phase-1 receives (ANY,t)",
+                                              "phase-1 receives (ANY,ANY)",
+                                              "phase-1 patterns widened by model",
+                                              "phase-1 matches checked against the model",
+                                              "phase-1 decoys cancelled",
+                                              "phase-1 dead receives cancelled",
+                                              "phase-2 messages",
+                                              "phase-2 receives (s,t)",
+                                              "phase-2 receives (s,ANY)",
+                                              "phase-2 receives (ANY,t)",
+                                              "phase-2 receives (ANY,ANY)",
+                                              "phase-2 Irecv",
+                                              "phase-2 blocking Recv",
+                                              "phase-2 Probe+Recv",
+                                              "phase-2 Iprobe+Recv",
+                                              "phase-2 Iprobe of nothing",
+                                              "phase-2 dead receives cancelled",
+                                              "phase-2 MPI_Cancel of live receives",
+                                              "  ... of which cancelled",
+                                              "phase-2 sends issued during the receive loop",
+                                              "ordering pairs checked"};
 
 /* ---- the state of one rank (ranks are threads of one process: no mutable globals) ------------ */
 typedef struct {
@@ -193,8 +263,8 @@ typedef struct {
   unsigned long long seed;
   int tag_ub, tag_hi;
   MPI_Comm ctrl, c1, c2;
-  rng_t prng; /* the plan and the phase-1 patterns: reproducible from the seed */
-  rng_t drng; /* choices in phase 2 and completion methods: depend on timing */
+  rng_t prng;         /* the plan and the phase-1 patterns: reproducible from the seed */
+  rng_t drng;         /* choices in phase 2 and completion methods: depend on timing */
   uint32_t *next_seq; /* [size] next sequence number to each destination */
   uint32_t *seq_base; /* [size] next sequence number expected from each sender */
   int *mat;           /* [size*size] counts of the round */
@@ -210,8 +280,9 @@ typedef struct {
 static void fail(S *c, const char *fmt, ...) {
   va_list ap;
   fflush(stdout);
-  fprintf(stderr, "soak_matching FAIL [rank %d of %d, seed %llu, round %d of %d, phase %d]: ",
-          c->rank, c->size, c->seed, c->round, c->nrounds, c->phase);
+  fprintf(stderr,
+          "soak_matching FAIL [rank %d of %d, seed %llu, round %d of %d, phase %d]: ", c->rank,
+          c->size, c->seed, c->round, c->nrounds, c->phase);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
@@ -250,13 +321,20 @@ static int pat_match(int psrc, int ptag, int s, int t) {
 
 static const char *pat_str(char *b, int psrc, int ptag) {
   char s[16], t[16];
-  if (psrc == ANYP) strcpy(s, "ANY"); else snprintf(s, sizeof s, "%d", psrc);
-  if (ptag == ANYP) strcpy(t, "ANY"); else snprintf(t, sizeof t, "%d", ptag);
+  if (psrc == ANYP)
+    strcpy(s, "ANY");
+  else
+    snprintf(s, sizeof s, "%d", psrc);
+  if (ptag == ANYP)
+    strcpy(t, "ANY");
+  else
+    snprintf(t, sizeof t, "%d", ptag);
   sprintf(b, "(src %s, tag %s)", s, t);
   return b;
 }
 
-/* ---- payload ---------------------------------------------------------------------------------- */
+/* ---- payload ----------------------------------------------------------------------------------
+ */
 static uint64_t csum(const unsigned char *p, size_t n) {
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ n, w;
   size_t i = 0;
@@ -318,7 +396,8 @@ static uint32_t pick_size(rng_t *r) {
   return 98305 + rbelow(r, MAXSIZE - 98304);
 }
 
-/* ---- polling replacements for blocking calls (poll mode) -------------------------------------- */
+/* ---- polling replacements for blocking calls (poll mode) --------------------------------------
+ */
 static void watchdog(S *c, double t0, const char *what);
 
 static void xwait(S *c, MPI_Request *r, MPI_Status *st, const char *what) {
@@ -443,8 +522,9 @@ static int validate(S *c, int psrc, int ptag, int post, unsigned char *buf, size
     uint64_t sum;
     uint32_t idx;
     memcpy(&h, buf, HDR);
-    REQUIRE(h.magic == MAGIC, "%s: receive #%d %s: bad magic 0x%08x in a %d B message from %d tag %d",
-            how, post, pat_str(pb, psrc, ptag), h.magic, n, w, tag);
+    REQUIRE(h.magic == MAGIC,
+            "%s: receive #%d %s: bad magic 0x%08x in a %d B message from %d tag %d", how, post,
+            pat_str(pb, psrc, ptag), h.magic, n, w, tag);
     memset(buf + offsetof(hdr_t, sum), 0, 8);
     sum = csum(buf, (size_t)n);
     REQUIRE(sum == h.sum,
@@ -463,11 +543,11 @@ static int validate(S *c, int psrc, int ptag, int post, unsigned char *buf, size
             c->seq_base[w] - (uint32_t)c->in_cnt[w], c->seq_base[w] - 1);
     d = c->in_off[w] + (int)idx;
     m = &c->in[d];
-    REQUIRE(m->phase == c->phase && m->tag == tag && m->size == (uint32_t)n,
-            "%s: receive #%d %s: message (sender %d, seq %u) announced as (phase %d, tag %d, %u B), "
-            "received in phase %d as (tag %d, %d B)",
-            how, post, pat_str(pb, psrc, ptag), w, h.seq, m->phase, m->tag, m->size, c->phase, tag,
-            n);
+    REQUIRE(
+        m->phase == c->phase && m->tag == tag && m->size == (uint32_t)n,
+        "%s: receive #%d %s: message (sender %d, seq %u) announced as (phase %d, tag %d, %u B), "
+        "received in phase %d as (tag %d, %d B)",
+        how, post, pat_str(pb, psrc, ptag), w, h.seq, m->phase, m->tag, m->size, c->phase, tag, n);
     REQUIRE(!m->consumed,
             "%s: receive #%d %s: message (sender %d, seq %u, tag %d, %d B) received twice (first "
             "by receive #%d)",
@@ -505,7 +585,8 @@ static int validate(S *c, int psrc, int ptag, int post, unsigned char *buf, size
   return d;
 }
 
-/* ---- end-of-phase checks ---------------------------------------------------------------------- */
+/* ---- end-of-phase checks ----------------------------------------------------------------------
+ */
 static int cmp_int3(const void *a, const void *b) {
   const int *x = a, *y = b;
   return (x[0] > y[0]) - (x[0] < y[0]);
@@ -515,7 +596,8 @@ static int cmp_int3(const void *a, const void *b) {
  * their receives in posting order (the only assignment non-overtaking allows). */
 static void fix_headerless(S *c) {
   int s, i, j, k, n;
-  int *tmp = xmalloc(c, (size_t)c->nin * 3 * sizeof(int) + 1), *idx = xmalloc(c, (size_t)c->nin * sizeof(int) + 1);
+  int *tmp = xmalloc(c, (size_t)c->nin * 3 * sizeof(int) + 1),
+      *idx = xmalloc(c, (size_t)c->nin * sizeof(int) + 1);
   for (s = 0; s < c->size; ++s) {
     int lo = c->in_off[s], hi = lo + c->in_cnt[s];
     for (i = lo; i < hi; ++i) {
@@ -576,7 +658,8 @@ static void check_order(S *c) {
   }
 }
 
-/* ---- the round's plan and its announcement ---------------------------------------------------- */
+/* ---- the round's plan and its announcement ----------------------------------------------------
+ */
 static out_t *plan_round(S *c, int k) {
   out_t *o = xmalloc(c, (size_t)k * sizeof(out_t));
   int hot = (int)(mix64(c->seed ^ 0x5eed ^ (uint64_t)c->round) % (uint64_t)c->size), i;
@@ -686,7 +769,8 @@ static void announce(S *c, const out_t *o, int k) {
   free(off);
 }
 
-/* ---- phase 1: pre-posted receives and the model ------------------------------------------------ */
+/* ---- phase 1: pre-posted receives and the model ------------------------------------------------
+ */
 static void shuffle_pat(rng_t *r, pat_t *a, int n) {
   int i;
   for (i = n - 1; i > 0; --i) {
@@ -1011,7 +1095,8 @@ static void p1_check(S *c, r1_t *r) {
   check_order(c);
 }
 
-/* ---- sending ---------------------------------------------------------------------------------- */
+/* ---- sending ----------------------------------------------------------------------------------
+ */
 static void send_one(S *c, out_t *m, MPI_Request *rq, int *nrq) {
   MPI_Comm comm = m->phase == 1 ? c->c1 : c->c2;
   int dest = m->phase == 1 ? c->size - 1 - m->dest : m->dest, n = (int)m->size, mode = m->mode;
@@ -1021,23 +1106,47 @@ static void send_one(S *c, out_t *m, MPI_Request *rq, int *nrq) {
     MPI_Status st;
     mode = nb[mode];
     switch (mode) {
-    case M_ISEND: MC(MPI_Isend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r)); break;
-    case M_ISSEND: MC(MPI_Issend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r)); break;
-    case M_IRSEND: MC(MPI_Irsend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r)); break;
-    default: MC(MPI_Ibsend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r)); break;
+    case M_ISEND:
+      MC(MPI_Isend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r));
+      break;
+    case M_ISSEND:
+      MC(MPI_Issend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r));
+      break;
+    case M_IRSEND:
+      MC(MPI_Irsend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r));
+      break;
+    default:
+      MC(MPI_Ibsend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r));
+      break;
     }
     xwait(c, &r, &st, "blocking send (polled)");
     return;
   }
   switch (mode) {
-  case M_SEND: MC(MPI_Send(m->buf, n, MPI_BYTE, dest, m->tag, comm)); break;
-  case M_SSEND: MC(MPI_Ssend(m->buf, n, MPI_BYTE, dest, m->tag, comm)); break;
-  case M_RSEND: MC(MPI_Rsend(m->buf, n, MPI_BYTE, dest, m->tag, comm)); break;
-  case M_BSEND: MC(MPI_Bsend(m->buf, n, MPI_BYTE, dest, m->tag, comm)); break;
-  case M_ISEND: MC(MPI_Isend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &rq[(*nrq)++])); break;
-  case M_ISSEND: MC(MPI_Issend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &rq[(*nrq)++])); break;
-  case M_IRSEND: MC(MPI_Irsend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &rq[(*nrq)++])); break;
-  case M_IBSEND: MC(MPI_Ibsend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &rq[(*nrq)++])); break;
+  case M_SEND:
+    MC(MPI_Send(m->buf, n, MPI_BYTE, dest, m->tag, comm));
+    break;
+  case M_SSEND:
+    MC(MPI_Ssend(m->buf, n, MPI_BYTE, dest, m->tag, comm));
+    break;
+  case M_RSEND:
+    MC(MPI_Rsend(m->buf, n, MPI_BYTE, dest, m->tag, comm));
+    break;
+  case M_BSEND:
+    MC(MPI_Bsend(m->buf, n, MPI_BYTE, dest, m->tag, comm));
+    break;
+  case M_ISEND:
+    MC(MPI_Isend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &rq[(*nrq)++]));
+    break;
+  case M_ISSEND:
+    MC(MPI_Issend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &rq[(*nrq)++]));
+    break;
+  case M_IRSEND:
+    MC(MPI_Irsend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &rq[(*nrq)++]));
+    break;
+  case M_IBSEND:
+    MC(MPI_Ibsend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &rq[(*nrq)++]));
+    break;
   default:
     MC(MPI_Isend(m->buf, n, MPI_BYTE, dest, m->tag, comm, &r));
     MC(MPI_Request_free(&r));
@@ -1072,7 +1181,8 @@ static void complete_sends(S *c, MPI_Request *rq, int n) {
   free(idx);
 }
 
-/* ---- phase 2: dynamic receives ---------------------------------------------------------------- */
+/* ---- phase 2: dynamic receives ----------------------------------------------------------------
+ */
 static int tag_index(S *c, int tag) {
   int i;
   for (i = 0; i < c->T; ++i)
@@ -1132,12 +1242,18 @@ static int cnt2(S *c, pat_t p) {
 static int overlap(S *c, pat_t p, pat_t q) {
   pat_t x;
   if (p.ti == ABSENT || q.ti == ABSENT) return 0;
-  if (p.src == ANYP) x.src = q.src;
-  else if (q.src == ANYP || q.src == p.src) x.src = p.src;
-  else return 0;
-  if (p.ti == ANYP) x.ti = q.ti;
-  else if (q.ti == ANYP || q.ti == p.ti) x.ti = p.ti;
-  else return 0;
+  if (p.src == ANYP)
+    x.src = q.src;
+  else if (q.src == ANYP || q.src == p.src)
+    x.src = p.src;
+  else
+    return 0;
+  if (p.ti == ANYP)
+    x.ti = q.ti;
+  else if (q.ti == ANYP || q.ti == p.ti)
+    x.ti = p.ti;
+  else
+    return 0;
   x.tag = 0;
   return cnt2(c, x) > 0;
 }
@@ -1205,10 +1321,13 @@ static size_t p2_bufsize(S *c, pat_t p) {
 static void watchdog(S *c, double t0, const char *what) {
   double now = MPI_Wtime();
   int i, k = 0;
-  if (now - t0 < WATCHDOG) return;
+  /* waits outside the phases (sends, announcements) get longer: a receiver that misses a message
+   * should be the one to report it */
+  if (now - t0 < (c->phase == 0 ? 2 * WATCHDOG : WATCHDOG)) return;
   fflush(stdout);
-  fprintf(stderr, "soak_matching [rank %d]: no progress for %.0f s in %s; %d phase-2 messages "
-                  "not received yet:\n",
+  fprintf(stderr,
+          "soak_matching [rank %d]: no progress for %.0f s in %s; %d phase-2 messages "
+          "not received yet:\n",
           c->rank, now - t0, what, c->phase == 2 ? c->tot2 : -1);
   for (i = 0; i < c->nin && k < 40; ++i) {
     in_t *m = &c->in[i];
@@ -1322,8 +1441,8 @@ static void phase2(S *c, late_t *late) {
       } else {
         double t0 = MPI_Wtime();
         for (;;) {
-          MC(MPI_Iprobe(p.src == ANYP ? MPI_ANY_SOURCE : p.src,
-                        p.tag == ANYP ? MPI_ANY_TAG : p.tag, c->c2, &f, &pst));
+          MC(MPI_Iprobe(p.src == ANYP ? MPI_ANY_SOURCE : p.src, p.tag == ANYP ? MPI_ANY_TAG : p.tag,
+                        c->c2, &f, &pst));
           if (f) break;
           watchdog(c, t0, how);
         }
@@ -1369,8 +1488,9 @@ static void phase2(S *c, late_t *late) {
       xwait(c, &rq[i], &st, "phase 2 MPI_Cancel + MPI_Wait");
       MC(MPI_Test_cancelled(&st, &f));
       if (s->dead) {
-        REQUIRE(f, "receive #%d %s, which no message can match, was not cancelled (status source "
-                   "%d tag %d)",
+        REQUIRE(f,
+                "receive #%d %s, which no message can match, was not cancelled (status source "
+                "%d tag %d)",
                 s->post, pat_str(pb, s->p.src, s->p.tag), st.MPI_SOURCE, st.MPI_TAG);
         c->st[ST_DEAD2]++;
         free(s->buf);
@@ -1521,7 +1641,8 @@ static void phase2(S *c, late_t *late) {
   check_order(c);
 }
 
-/* ---- one round -------------------------------------------------------------------------------- */
+/* ---- one round --------------------------------------------------------------------------------
+ */
 static void round_run(S *c, int k, unsigned char ***deferred, int *ndeferred) {
   out_t *o = plan_round(c, k);
   MPI_Request *srq = xmalloc(c, (size_t)k * sizeof(MPI_Request) + sizeof(MPI_Request));
@@ -1604,7 +1725,8 @@ static void round_run(S *c, int k, unsigned char ***deferred, int *ndeferred) {
   c->in = NULL;
 }
 
-/* ---- main ------------------------------------------------------------------------------------- */
+/* ---- main -------------------------------------------------------------------------------------
+ */
 int main(int argc, char **argv) {
   S cs, *c = &cs;
   long long total = 1000000, share, remaining, sums[ST_N], world[2];
@@ -1650,7 +1772,8 @@ int main(int argc, char **argv) {
   REQUIRE(c->next_seq && c->seq_base && c->mat && c->in_off && c->in_cnt, "out of memory");
 
   share = total / c->size + (c->rank < total % c->size);
-  c->nrounds = (int)((total + (long long)c->size * per_round - 1) / ((long long)c->size * per_round));
+  c->nrounds =
+      (int)((total + (long long)c->size * per_round - 1) / ((long long)c->size * per_round));
   if (c->nrounds < 1) c->nrounds = 1;
   deferred = NULL;
   if (c->rank == 0) {
