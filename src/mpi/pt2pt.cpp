@@ -260,9 +260,17 @@ extern "C" int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
   static constexpr const char *fn = "MPI_Sendrecv";
   // Both halves are checked before anything is sent.
   Rank *self = enter(fn);
-  if (Checked rc = check(*self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
-      !rc.comm)
-    return rc.err;
+  Checked rc = check(*self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
+  if (!rc.comm) return rc.err;
+  Checked sc = check(*self, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
+  if (!sc.comm) return sc.err;
+  // The standard forbids overlapping send and receive buffers here (MPI_Sendrecv_replace exists).
+  const auto *s0 = static_cast<const std::byte *>(sendbuf);
+  const auto *r0 = static_cast<const std::byte *>(recvbuf);
+  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL &&
+      s0 < r0 + rc.bytes && r0 < s0 + sc.bytes)
+    return raise(comm, MPI_ERR_BUFFER, fn,
+                 "sendbuf and recvbuf overlap (use MPI_Sendrecv_replace to reuse one buffer)");
   MPI_Request sreq = MPI_REQUEST_NULL;
   int e = send_common(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, p2p::Mode::Standard,
                       &sreq);

@@ -1325,15 +1325,15 @@ static void watchdog(S *c, double t0, const char *what) {
    * should be the one to report it */
   if (now - t0 < (c->phase == 0 ? 2 * WATCHDOG : WATCHDOG)) return;
   fflush(stdout);
-  fprintf(stderr,
-          "soak_matching [rank %d]: no progress for %.0f s in %s; %d phase-2 messages "
-          "not received yet:\n",
-          c->rank, now - t0, what, c->phase == 2 ? c->tot2 : -1);
-  for (i = 0; i < c->nin && k < 40; ++i) {
+  fprintf(stderr, "soak_matching [rank %d]: no progress for %.0f s in %s\n", c->rank, now - t0,
+          what);
+  for (i = 0; c->in && c->phase != 0 && i < c->nin && k < 40; ++i) {
     in_t *m = &c->in[i];
     if (!m->consumed && m->phase == c->phase) {
-      fprintf(stderr, "  [rank %d] missing: sender %d seq %u tag %d size %u phase %d\n", c->rank,
-              m->s, m->seq, m->tag, m->size, m->phase);
+      fprintf(stderr,
+              "  [rank %d] not received yet (or not yet seen complete): sender %d seq %u tag %d "
+              "size %u phase %d\n",
+              c->rank, m->s, m->seq, m->tag, m->size, m->phase);
       ++k;
     }
   }
