@@ -1498,6 +1498,12 @@ private:
       failed(status);
       return;
     }
+    // libpmix may queue a client's finalize only after the process has exited and been reaped:
+    // give that event a moment to arrive before calling the exit a failure.
+    for (int i = 0; i < 50 && c.connected && !c.finalized; ++i) {
+      ::usleep(10000);
+      process_events();
+    }
     if (c.connected && !c.finalized) {
       // The others would wait for it in their next collective operation.
       if (running() > 0) {
