@@ -215,7 +215,7 @@ void recv(std::uint32_t context, int source, int tag, void *buf, std::size_t cap
 
 namespace ampi::p2p {
 
-void RemoteSink::envelope_arrived(int, const ucx::Header &h, const std::byte *eager_data) {
+void RemoteSink::envelope_arrived(const ucx::Header &h, const std::byte *eager_data) {
   if (h.dest_world == ucx::Transport::kControl) {
     pe_.control(h);
     return;

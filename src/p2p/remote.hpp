@@ -14,7 +14,7 @@ namespace ampi::p2p {
 class RemoteSink final : public ucx::Sink {
 public:
   explicit RemoteSink(Pe &pe) : pe_(pe) {}
-  void envelope_arrived(int from_pe, const ucx::Header &h, const std::byte *eager_data) override;
+  void envelope_arrived(const ucx::Header &h, const std::byte *eager_data) override;
   void send_done(void *user, bool ok) override;
   void recv_done(void *user, std::size_t bytes, bool truncated) override;
 

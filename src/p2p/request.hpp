@@ -53,13 +53,8 @@ struct Request : matching::PostedReceive {
   void (*on_complete)(Request &) = nullptr;
   void *on_complete_arg = nullptr;
 
-  // Persistent requests remember how to restart.
-  Mode mode = Mode::Standard;
-  int peer_comm_rank = MPI_PROC_NULL;
+  // The communicator the call named: its error handler reports this request's failures.
   MPI_Comm comm = MPI_COMM_NULL;
-  int tag = 0;
-  int count = 0;
-  MPI_Datatype datatype = MPI_DATATYPE_NULL;
 };
 
 // A message that arrived before its receive was posted.

@@ -90,7 +90,6 @@ public:
   }
   void wake(Rank &r) noexcept { scheduler_.make_ready(r.task); }
   [[noreturn]] void exit_current(int code) noexcept;
-  std::uint64_t context_switches() const noexcept { return scheduler_.switches(); }
 
   p2p::MessagePool &messages() noexcept { return messages_; }
   const std::shared_ptr<const comm::Group> &world_group() const noexcept { return world_group_; }

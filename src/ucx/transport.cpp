@@ -22,7 +22,6 @@ constexpr const char *kAddressKey = "ampi.ucx.worker";
 
 // A send whose buffer we own (eager messages, envelopes): freed when UCX is done with it.
 struct OwnedSend {
-  Transport *transport;
   std::unique_ptr<std::byte[]> buffer;
   std::size_t *outstanding;
 };
@@ -108,17 +107,6 @@ Transport::~Transport() {
   if (context_) ucp_cleanup(context_);
 }
 
-void Transport::drive(ucs_status_ptr_t request, const char *what) {
-  if (request == nullptr) return;
-  if (UCS_PTR_IS_ERR(request)) fail(what, UCS_PTR_STATUS(request));
-  ucs_status_t st;
-  do {
-    ucp_worker_progress(worker_);
-    st = ucp_request_check_status(request);
-  } while (st == UCS_INPROGRESS);
-  ucp_request_free(request);
-}
-
 void Transport::disconnect() {
   if (!worker_) return;
   while (outstanding_ > 0)
@@ -167,7 +155,6 @@ void Transport::send_eager(int pe, const Header &h, const void *data, std::size_
       fail("ucp_tag_send_nbx (envelope)", UCS_PTR_STATUS(r));
   }
   auto owned = std::make_unique<OwnedSend>();
-  owned->transport = this;
   owned->outstanding = &outstanding_;
   owned->buffer = std::make_unique_for_overwrite<std::byte[]>(total);
   std::memcpy(owned->buffer.get(), &h, sizeof(Header));
@@ -277,7 +264,7 @@ bool Transport::progress() {
     Header h;
     std::memcpy(&h, slot.buffer.data(), sizeof h);
     if (h.dest_world != kControl) ++received_;
-    sink_.envelope_arrived(-1, h, slot.buffer.data() + sizeof(Header));
+    sink_.envelope_arrived(h, slot.buffer.data() + sizeof(Header));
     post_envelope_slot(slot);
     head_ = (head_ + 1) % slots_.size();
   }

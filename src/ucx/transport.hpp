@@ -37,7 +37,7 @@ struct Header {
 // Told about finished operations and arriving envelopes; implemented by the p2p layer.
 class Sink {
 public:
-  virtual void envelope_arrived(int from_pe, const Header &h, const std::byte *eager_data) = 0;
+  virtual void envelope_arrived(const Header &h, const std::byte *eager_data) = 0;
   virtual void send_done(void *user, bool ok) = 0;
   virtual void recv_done(void *user, std::size_t bytes, bool truncated) = 0;
 
@@ -98,7 +98,6 @@ private:
   void post_envelope_slot(EnvelopeSlot &slot);
 
   ucp_ep_h endpoint(int pe);
-  void drive(ucs_status_ptr_t request, const char *what);
 
   static constexpr std::uint64_t kEnvelope = std::uint64_t{1} << 62;
   static constexpr std::uint64_t kData = std::uint64_t{2} << 62;
