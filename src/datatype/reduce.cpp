@@ -58,107 +58,64 @@ template <class T, OpId op> void kernel(const void *in_, void *inout_, std::size
   }
 }
 
-template <class T> ReduceFn integer_op(OpId op) {
-  switch (op) {
-  case OpId::Max:
-    return kernel<T, OpId::Max>;
-  case OpId::Min:
-    return kernel<T, OpId::Min>;
-  case OpId::Sum:
-    return kernel<T, OpId::Sum>;
-  case OpId::Prod:
-    return kernel<T, OpId::Prod>;
-  case OpId::Land:
-    return kernel<T, OpId::Land>;
-  case OpId::Lor:
-    return kernel<T, OpId::Lor>;
-  case OpId::Lxor:
-    return kernel<T, OpId::Lxor>;
-  case OpId::Band:
-    return kernel<T, OpId::Band>;
-  case OpId::Bor:
-    return kernel<T, OpId::Bor>;
-  case OpId::Bxor:
-    return kernel<T, OpId::Bxor>;
-  default:
-    return nullptr;
-  }
+// The operations each category of predefined type allows (MPI 3.1, section 5.9.2), as bit masks.
+constexpr unsigned bit(OpId o) {
+  return 1u << static_cast<unsigned>(o);
+}
+constexpr unsigned kOrdered = bit(OpId::Max) | bit(OpId::Min);
+constexpr unsigned kArithmetic = bit(OpId::Sum) | bit(OpId::Prod);
+constexpr unsigned kLogical = bit(OpId::Land) | bit(OpId::Lor) | bit(OpId::Lxor);
+constexpr unsigned kBitwise = bit(OpId::Band) | bit(OpId::Bor) | bit(OpId::Bxor);
+constexpr unsigned kLocation = bit(OpId::Minloc) | bit(OpId::Maxloc);
+
+// The kernel of `op` on T if `Allowed` contains it (kernels exist only for allowed pairs).
+template <class T, unsigned Allowed> ReduceFn select(OpId op) {
+  ReduceFn f = nullptr;
+  auto pick = [&]<OpId O>() {
+    if constexpr ((Allowed & bit(O)) != 0)
+      if (op == O) f = kernel<T, O>;
+  };
+  pick.template operator()<OpId::Max>();
+  pick.template operator()<OpId::Min>();
+  pick.template operator()<OpId::Sum>();
+  pick.template operator()<OpId::Prod>();
+  pick.template operator()<OpId::Land>();
+  pick.template operator()<OpId::Band>();
+  pick.template operator()<OpId::Lor>();
+  pick.template operator()<OpId::Bor>();
+  pick.template operator()<OpId::Lxor>();
+  pick.template operator()<OpId::Bxor>();
+  pick.template operator()<OpId::Minloc>();
+  pick.template operator()<OpId::Maxloc>();
+  return f;
 }
 
+template <class T> ReduceFn int_op(OpId op) {
+  return select<T, kOrdered | kArithmetic | kLogical | kBitwise>(op);
+}
+template <class T> ReduceFn uint_op(OpId op) {
+  return int_op<T>(op);
+}
 template <class T> ReduceFn float_op(OpId op) {
-  switch (op) {
-  case OpId::Max:
-    return kernel<T, OpId::Max>;
-  case OpId::Min:
-    return kernel<T, OpId::Min>;
-  case OpId::Sum:
-    return kernel<T, OpId::Sum>;
-  case OpId::Prod:
-    return kernel<T, OpId::Prod>;
-  default:
-    return nullptr;
-  }
+  return select<T, kOrdered | kArithmetic>(op);
 }
-
 template <class T> ReduceFn complex_op(OpId op) {
-  switch (op) {
-  case OpId::Sum:
-    return kernel<T, OpId::Sum>;
-  case OpId::Prod:
-    return kernel<T, OpId::Prod>;
-  default:
-    return nullptr;
-  }
+  return select<T, kArithmetic>(op);
 }
-
 template <class T> ReduceFn logical_op(OpId op) {
-  switch (op) {
-  case OpId::Land:
-    return kernel<T, OpId::Land>;
-  case OpId::Lor:
-    return kernel<T, OpId::Lor>;
-  case OpId::Lxor:
-    return kernel<T, OpId::Lxor>;
-  default:
-    return nullptr;
-  }
+  return select<T, kLogical>(op);
 }
-
 template <class T> ReduceFn byte_op(OpId op) {
-  switch (op) {
-  case OpId::Band:
-    return kernel<T, OpId::Band>;
-  case OpId::Bor:
-    return kernel<T, OpId::Bor>;
-  case OpId::Bxor:
-    return kernel<T, OpId::Bxor>;
-  default:
-    return nullptr;
-  }
+  return select<T, kBitwise>(op);
 }
-
 template <class T> ReduceFn pair_op(OpId op) {
-  switch (op) {
-  case OpId::Minloc:
-    return kernel<T, OpId::Minloc>;
-  case OpId::Maxloc:
-    return kernel<T, OpId::Maxloc>;
-  default:
-    return nullptr;
-  }
+  return select<T, kLocation>(op);
 }
-
 template <class T> ReduceFn char_op(OpId) {
   return nullptr;
 } // MPI_CHAR is not for reductions
 template <class T> ReduceFn none_op(OpId) {
   return nullptr;
-}
-template <class T> ReduceFn uint_op(OpId op) {
-  return integer_op<T>(op);
-}
-template <class T> ReduceFn int_op(OpId op) {
-  return integer_op<T>(op);
 }
 
 #define Char char_op
