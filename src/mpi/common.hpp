@@ -5,6 +5,7 @@
 
 #include "comm/comm.hpp"
 #include "datatype/datatype.hpp"
+#include "datatype/type.hpp"
 #include "mpi/errors.hpp"
 #include "ranks/pe.hpp"
 
@@ -40,6 +41,18 @@ inline std::size_t element_extent(MPI_Datatype t, MPI_Comm comm, const char *fn,
     return b->extent;
   return bad_type(t, comm, fn, err);
 }
+// The datatype behind `t` for the calling rank, usable for communication (predefined, or derived
+// and committed), or nullptr after raising MPI_ERR_TYPE on `comm`. The slow path resolves derived
+// types (src/mpi/datatype.cpp).
+const datatype::Type *find_derived_type(Rank &self, MPI_Datatype t, MPI_Comm comm, const char *fn,
+                                        int *err);
+inline const datatype::Type *find_type(Rank &self, MPI_Datatype t, MPI_Comm comm, const char *fn,
+                                       int *err) {
+  if (const datatype::Type *p = datatype::predefined(t)) [[likely]]
+    return p;
+  return find_derived_type(self, t, comm, fn, err);
+}
+
 // Reference counting of user error handlers held by communicators (predefined ones: no-ops).
 void errhandler_retain(Rank &self, MPI_Errhandler eh);
 void errhandler_release(Rank &self, MPI_Errhandler eh);

@@ -17,6 +17,13 @@ const datatype::Builtin *find_type(MPI_Datatype t, const char *fn, int *err) {
 }
 } // namespace
 
+const datatype::Type *ampi::mpi::find_derived_type(Rank &, MPI_Datatype t, MPI_Comm comm,
+                                                  const char *fn, int *err) {
+  // No derived datatypes yet: every other handle is invalid.
+  bad_type(t, comm, fn, err);
+  return nullptr;
+}
+
 #define AMPI_TYPE_OR_RETURN(b, t, fn)                                                              \
   int err_ = MPI_SUCCESS;                                                                          \
   const datatype::Builtin *b = find_type(t, fn, &err_);                                            \
