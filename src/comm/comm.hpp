@@ -31,6 +31,8 @@ private:
   std::vector<int> members_;
 };
 
+struct Topology; // src/comm/topology.hpp
+
 struct Comm {
   std::uint32_t context = 0; // point-to-point traffic; context + 1 carries collectives
   int rank = 0;
@@ -38,6 +40,7 @@ struct Comm {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   MPI_Comm handle = MPI_COMM_NULL;
+  std::shared_ptr<const Topology> topology; // null: no virtual topology
 
   int size() const noexcept { return group->size(); }
   int world_rank(int r) const noexcept { return group->world_rank(r); }
