@@ -1,0 +1,6 @@
+/* osu/osu_alltoall.c — our osu_alltoall (see osu_coll.c for the method and the output). */
+#include "osu_coll.h"
+
+int main(int argc, char **argv) {
+  return osu_coll_main(argc, argv, OSU_OP_ALLTOALL);
+}

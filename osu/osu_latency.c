@@ -1,0 +1,52 @@
+/* osu/osu_latency.c — our osu_latency: one-way latency of a blocking ping-pong between ranks 0
+ * and 1 (MPI_Send/MPI_Recv), half the round-trip time, per message size. OSU 7's options and
+ * output; buffers on the host or (-d cuda, H/D placement) on the GPU. */
+#include "osu_common.h"
+
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  OSU_CHECK(MPI_Init(&argc, &argv));
+  int rank = 0, nprocs = 0;
+  OSU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  OSU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nprocs));
+  osu_opts o;
+  int rc = osu_parse(&o, "osu_latency", "Latency Test", OSU_LATENCY, argc, argv, rank);
+  if (rc != 0) {
+    MPI_Finalize();
+    return rc < 0 ? 1 : 0;
+  }
+  if (nprocs != 2) {
+    if (rank == 0) fprintf(stderr, "This test requires exactly two processes\n");
+    MPI_Finalize();
+    return 1;
+  }
+  osu_init_device(&o, rank);
+  const char place = rank == 0 ? o.src : o.dst;
+  char *s = osu_alloc(place, o.max_size), *r = osu_alloc(place, o.max_size);
+  const int peer = 1 - rank;
+  osu_print_header(&o, rank, 1);
+  for (size_t size = o.min_size; size <= o.max_size; size = size ? size * 2 : 1) {
+    osu_fill(s, place, 'a', size);
+    osu_fill(r, place, 'b', size);
+    const int iters = osu_iters(&o, size), skip = osu_skip(&o, size);
+    OSU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters + skip; ++i) {
+      if (i == skip) t0 = MPI_Wtime();
+      if (rank == 0) {
+        OSU_CHECK(MPI_Send(s, (int)size, MPI_CHAR, peer, 1, MPI_COMM_WORLD));
+        OSU_CHECK(MPI_Recv(r, (int)size, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      } else {
+        OSU_CHECK(MPI_Recv(r, (int)size, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        OSU_CHECK(MPI_Send(s, (int)size, MPI_CHAR, peer, 1, MPI_COMM_WORLD));
+      }
+    }
+    double t = MPI_Wtime() - t0;
+    osu_print_pt2pt_row(&o, rank, size, t * 1e6 / (2.0 * iters));
+  }
+  osu_free(s, place);
+  osu_free(r, place);
+  OSU_CHECK(MPI_Finalize());
+  return 0;
+}
