@@ -39,6 +39,10 @@ int main(int argc, char **argv) {
   MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)o.window);
   if (!req) MPI_Abort(MPI_COMM_WORLD, 1);
   const int peer = 1 - rank, w = o.window;
+  /* --staging (osu_bw): MPI sees pinned host copies of the device buffers; the sender copies
+   * each message of a window out before sending, the receiver each one in after receiving. */
+  const int stage = o.staging && place == 'D';
+  char *hs = stage ? osu_alloc_pinned(bytes) : s, *hr = stage ? osu_alloc_pinned(bytes) : r;
   osu_print_header(&o, rank, 1);
   for (size_t size = o.min_size ? o.min_size : 1; size <= o.max_size; size *= 2) {
     osu_fill(s, place, 'a', size);
@@ -56,15 +60,19 @@ int main(int argc, char **argv) {
       OSU_CHECK(MPI_Waitall(2 * w, req, MPI_STATUSES_IGNORE));
 #else
       if (rank == 0) {
+        for (int j = 0; j < w && stage; ++j)
+          osu_copy_to_host(hs, s, size);
         for (int j = 0; j < w; ++j)
-          OSU_CHECK(MPI_Isend(s, (int)size, MPI_CHAR, peer, 100, MPI_COMM_WORLD, &req[j]));
+          OSU_CHECK(MPI_Isend(hs, (int)size, MPI_CHAR, peer, 100, MPI_COMM_WORLD, &req[j]));
         OSU_CHECK(MPI_Waitall(w, req, MPI_STATUSES_IGNORE));
-        OSU_CHECK(MPI_Recv(r, 4, MPI_CHAR, peer, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        OSU_CHECK(MPI_Recv(hr, 4, MPI_CHAR, peer, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
       } else {
         for (int j = 0; j < w; ++j)
-          OSU_CHECK(MPI_Irecv(r, (int)size, MPI_CHAR, peer, 100, MPI_COMM_WORLD, &req[j]));
+          OSU_CHECK(MPI_Irecv(hr, (int)size, MPI_CHAR, peer, 100, MPI_COMM_WORLD, &req[j]));
         OSU_CHECK(MPI_Waitall(w, req, MPI_STATUSES_IGNORE));
-        OSU_CHECK(MPI_Send(s, 4, MPI_CHAR, peer, 101, MPI_COMM_WORLD));
+        for (int j = 0; j < w && stage; ++j)
+          osu_copy_to_device(r, hr, size);
+        OSU_CHECK(MPI_Send(hs, 4, MPI_CHAR, peer, 101, MPI_COMM_WORLD));
       }
 #endif
     }
@@ -77,6 +85,7 @@ int main(int argc, char **argv) {
     osu_print_pt2pt_row(&o, rank, size, mb / t);
   }
   free(req);
+  if (stage) osu_free_pinned(hs), osu_free_pinned(hr);
   osu_free(s, place);
   osu_free(r, place);
   OSU_CHECK(MPI_Finalize());

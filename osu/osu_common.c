@@ -89,6 +89,10 @@ static void usage(const osu_opts *o) {
   if (has_window(o->kind))
     printf("  -W, --window-size SIZE      set number of messages to send before synchronization "
            "(default 64)\n");
+  if (o->kind == OSU_LATENCY || o->kind == OSU_BW)
+    printf("      --staging               (ampi extension) send device data through pinned host\n"
+           "                              buffers: cudaMemcpy before each send, after each "
+           "receive\n");
   if (o->kind == OSU_MBW_MR)
     printf("  -r, --print-rate=[0|1]      print message rate (default 1)\n");
   if (!is_pt2pt(o->kind)) {
@@ -139,7 +143,7 @@ static const struct longopt longopts[] = {
     {"help", 'h', 0},       {"version", 'v', 0},     {"message-size", 'm', 1},
     {"iterations", 'i', 1}, {"warmup", 'x', 1},      {"window-size", 'W', 1},
     {"full", 'f', 0},       {"accelerator", 'd', 1}, {"mem-limit", 'M', 1},
-    {"print-rate", 'r', 1},
+    {"print-rate", 'r', 1}, {"staging", 'S', 0},
 };
 
 int osu_parse(osu_opts *o, const char *name, const char *title, enum osu_kind kind, int argc,
@@ -234,6 +238,10 @@ int osu_parse(osu_opts *o, const char *name, const char *title, enum osu_kind ki
     case 'f':
       o->full = 1;
       break;
+    case 'S':
+      if (kind != OSU_LATENCY && kind != OSU_BW) return bad(o, rank, "Invalid option", a, NULL);
+      o->staging = 1;
+      break;
     case 'r':
       if (kind != OSU_MBW_MR || parse_int(val, &o->print_rate, 0) != 0 || o->print_rate > 1)
         return bad(o, rank, "Invalid print rate", "-r", val);
@@ -278,6 +286,7 @@ int osu_parse(osu_opts *o, const char *name, const char *title, enum osu_kind ki
 #endif
   }
   if (o->cuda && !is_pt2pt(kind)) o->src = o->dst = 'D';
+  if (o->staging && !o->cuda) return bad(o, rank, "--staging needs device buffers", "-d", "cuda");
   return 0;
 }
 
@@ -374,6 +383,7 @@ void osu_print_header(const osu_opts *o, int rank, int pairs) {
   if (is_pt2pt(o->kind)) {
     if (o->cuda)
       printf("# Send Buffer on %s and Receive Buffer on %s\n", where(o->src), where(o->dst));
+    if (o->staging) printf("# Device data staged through pinned host buffers (--staging)\n");
     if (o->kind == OSU_MBW_MR) {
       printf("# [ pairs: %d ] [ window size: %d ]\n", pairs, o->window);
       if (o->print_rate)
@@ -434,4 +444,43 @@ void osu_coll_stats(double lat, MPI_Comm comm, double *avg, double *min, double 
   OSU_CHECK(MPI_Reduce(&lat, max, 1, MPI_DOUBLE, MPI_MAX, 0, comm));
   OSU_CHECK(MPI_Reduce(&lat, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm));
   *avg = sum / n;
+}
+
+void *osu_alloc_pinned(size_t bytes) {
+#ifdef OSU_ENABLE_CUDA
+  void *p = NULL;
+  if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+    fprintf(stderr, "osu: cannot allocate %zu bytes of pinned host memory\n", bytes);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return p;
+#else
+  return osu_alloc('H', bytes);
+#endif
+}
+
+void osu_free_pinned(void *p) {
+#ifdef OSU_ENABLE_CUDA
+  if (p) cudaFreeHost(p);
+#else
+  free(p);
+#endif
+}
+
+void osu_copy_to_host(void *host, const void *dev, size_t bytes) {
+  if (bytes == 0) return;
+#ifdef OSU_ENABLE_CUDA
+  cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
+#else
+  memcpy(host, dev, bytes);
+#endif
+}
+
+void osu_copy_to_device(void *dev, const void *host, size_t bytes) {
+  if (bytes == 0) return;
+#ifdef OSU_ENABLE_CUDA
+  cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+#else
+  memcpy(dev, host, bytes);
+#endif
 }

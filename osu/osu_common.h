@@ -41,6 +41,8 @@ typedef struct osu_opts {
   char src, dst;                    /* buffer placement of rank 0 / rank 1: 'H' or 'D' */
   int print_rate;                   /* osu_mbw_mr -r: print Messages/s too (default 1) */
   size_t mem_limit;                 /* -M: per-rank buffer limit of the collectives */
+  int staging; /* --staging (our extension, osu_latency/osu_bw): device data sent through pinned
+                  host buffers, cudaMemcpy before each send and after each receive */
 } osu_opts;
 
 /* Fills *o with the defaults of `kind` and parses argv. Returns 0 to run, 1 when the program
@@ -56,6 +58,12 @@ void osu_init_device(const osu_opts *o, int world_rank);
 void *osu_alloc(char placement, size_t bytes);
 void osu_fill(void *buf, char placement, int value, size_t bytes);
 void osu_free(void *buf, char placement);
+
+/* Pinned host memory and synchronous copies for --staging (plain host memory without CUDA). */
+void *osu_alloc_pinned(size_t bytes);
+void osu_free_pinned(void *p);
+void osu_copy_to_host(void *host, const void *dev, size_t bytes);
+void osu_copy_to_device(void *dev, const void *host, size_t bytes);
 
 /* Iterations and warm-up for one message size. */
 int osu_iters(const osu_opts *o, size_t size);
