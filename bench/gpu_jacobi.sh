@@ -1,0 +1,91 @@
+#!/bin/sh
+# bench/gpu_jacobi.sh — Jacobi3D (apps/jacobi3d, CUDA build) on GPUs: host-staged against
+# GPU-aware halo exchange, virtual ranks of one process against one process per rank; prints a
+# table of the mean time per iteration and the communication time per iteration (ms).
+#
+#   bench/gpu_jacobi.sh [--build DIR] [--bin JACOBI3D_CUDA] [-n N] [-i ITERS] [--ranks "2 4 8"]
+#                       [--two-gpu] [--out FILE]
+#   One GPU (default): R ranks for each R of --ranks, all on GPU 0 (CUDA_VISIBLE_DEVICES=0),
+#     as R virtual ranks of one process (ampirun -np 1 --vp R) and as R processes
+#     (ampirun -np R --vp R) under the MPS daemon (started here when nvidia-cuda-mps-control
+#     exists and no daemon is named by CUDA_MPS_PIPE_DIRECTORY).
+#   --two-gpu: two GPUs, 1 and 4 ranks per GPU: one process per GPU holding its ranks as virtual
+#     ranks (ampirun -np 2 --vp R), and one process per rank (ampirun -np R --vp R, MPS).
+# The grid is N^3 doubles (default 256), 100 timed iterations after 10 warm-up.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+B=$ROOT/build-cuda BIN= N=256 ITERS=100 RANKS="2 4 8" TWO=0 OUTF=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) B=$2; shift ;;
+    --bin) BIN=$2; shift ;;
+    -n) N=$2; shift ;;
+    -i) ITERS=$2; shift ;;
+    --ranks) RANKS=$2; shift ;;
+    --two-gpu) TWO=1 ;;
+    --out) OUTF=$2; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "gpu_jacobi.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ -n "$BIN" ] || BIN=$B/apps/jacobi3d/jacobi3d_cuda
+AMPIRUN=${AMPIRUN:-$B/bin/ampirun}
+if [ ! -x "$BIN" ]; then
+  cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPI_BENCH_CUDA=ON \
+    -DAMPI_BUILD_TESTS=OFF >/dev/null && ninja -C "$B" jacobi3d_cuda ampirun >/dev/null || exit 1
+fi
+T=$(mktemp -d)
+MPS=0
+cleanup() {
+  [ $MPS -eq 1 ] && { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; }
+  rm -rf "$T"
+}
+trap cleanup EXIT
+if command -v nvidia-cuda-mps-control >/dev/null 2>&1 && [ -z "${CUDA_MPS_PIPE_DIRECTORY:-}" ]; then
+  export CUDA_MPS_PIPE_DIRECTORY=$T/pipe CUDA_MPS_LOG_DIRECTORY=$T/log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d && MPS=1
+fi
+[ -n "$OUTF" ] || OUTF=$T/table
+: >"$OUTF"
+printf '%-34s %5s %-13s %14s %14s\n' "layout" "ranks" "halo" "time/iter ms" "comm/iter ms" |
+  tee -a "$OUTF"
+
+RUN=0
+# one <layout label> <ranks> <np> <vp> [env...]
+one() {
+  label=$1 ranks=$2 np=$3 vp=$4
+  shift 4
+  for mode in staging gpu-aware; do
+    flag=--gpu-aware
+    [ $mode = staging ] && flag=--staging
+    RUN=$((RUN + 1))
+    log=$T/run$RUN.log
+    env "$@" timeout 300 "$AMPIRUN" -np "$np" --vp "$vp" "$BIN" -n "$N" -i "$ITERS" -w 10 $flag \
+      >"$log" 2>&1
+    rc=$?
+    t=$(awk -F': ' '/^Time per iteration/ {print $2}' "$log")
+    c=$(awk -F': ' '/^Communication time per iteration/ {split($2, a, " "); print a[1]}' "$log")
+    if [ $rc -ne 0 ] || [ -z "$t" ]; then
+      t="FAILED($rc)" c="-"
+      tail -3 "$log" | sed 's/^/    # /' >"$T/why"
+    fi
+    printf '%-34s %5s %-13s %14s %14s\n' "$label" "$ranks" "$mode" "$t" "$c" | tee -a "$OUTF"
+    [ -f "$T/why" ] && { cat "$T/why"; rm -f "$T/why"; }
+  done
+}
+
+if [ $TWO -eq 0 ]; then
+  for r in $RANKS; do
+    one "1 GPU, $r virtual ranks, 1 process" "$r" 1 "$r" CUDA_VISIBLE_DEVICES=0
+    one "1 GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r" CUDA_VISIBLE_DEVICES=0
+  done
+else
+  for per in 1 4; do
+    r=$((2 * per))
+    one "2 GPUs, $per/GPU, 2 processes" "$r" 2 "$r"
+    [ $per -gt 1 ] && one "2 GPUs, $per/GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r"
+  done
+fi
