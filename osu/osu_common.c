@@ -297,6 +297,7 @@ int osu_skip(const osu_opts *o, size_t size) {
   return size >= OSU_LARGE_MESSAGE_SIZE ? o->skip_large : o->skip;
 }
 
+#ifdef OSU_ENABLE_CUDA
 /* The node-local rank from the launchers' variables (ampirun, Open MPI, MPICH, MVAPICH, Slurm). */
 static int local_rank_from_env(int world_rank) {
   static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
@@ -307,6 +308,7 @@ static int local_rank_from_env(int world_rank) {
   }
   return world_rank;
 }
+#endif
 
 void osu_init_device(const osu_opts *o, int world_rank) {
   if (!o->cuda) return;
