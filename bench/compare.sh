@@ -87,7 +87,7 @@ run() {
   label=$1 kind=$2 round=$3
   shift 3
   f="$OUT/raw/$label.$kind.$round.txt"
-  if ! timeout 600 "$@" >"$f" 2>&1; then
+  if ! timeout "${OSU_TIMEOUT:-600}" "$@" >"$f" 2>&1; then
     echo "  $label $kind round $round FAILED (see $f):"
     tail -3 "$f" | sed 's/^/    /'
     mv "$f" "$f.failed"

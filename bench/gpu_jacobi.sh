@@ -63,7 +63,7 @@ one() {
     [ $mode = staging ] && flag=--staging
     RUN=$((RUN + 1))
     log=$T/run$RUN.log
-    env "$@" timeout 300 "$AMPIRUN" -np "$np" --vp "$vp" "$BIN" -n "$N" -i "$ITERS" -w 10 $flag \
+    env "$@" timeout "${JACOBI_TIMEOUT:-300}" "$AMPIRUN" -np "$np" --vp "$vp" "$BIN" -n "$N" -i "$ITERS" -w 10 $flag \
       >"$log" 2>&1
     rc=$?
     t=$(awk -F': ' '/^Time per iteration/ {print $2}' "$log")

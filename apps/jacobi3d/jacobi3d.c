@@ -183,6 +183,10 @@ int main(int argc, char **argv) {
   int local = 0, nlocal = 1;
   node_rank(rank, &local, &nlocal);
   const int ndev = jb_device_count();
+  if (ndev == 0 && strcmp(jb_name(), "host") != 0) {
+    fprintf(stderr, "jacobi3d: rank %d: no %s device\n", rank, jb_name());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   int device = 0;
   if (ndev > 0) device = o.cyclic ? local % ndev : (int)((long)local * ndev / nlocal);
   jb_block *b = jb_create(device, nx, ny, nz, c[0] * nx, c[1] * ny, c[2] * nz, o.gx, o.gy, o.gz);
