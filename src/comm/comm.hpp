@@ -4,6 +4,8 @@
 // MPI_Group handles.
 #pragma once
 
+#include "comm/objects.hpp"
+
 #include <mpi.h>
 
 #include <cstdint>
@@ -41,6 +43,8 @@ struct Comm {
   std::string name;
   MPI_Comm handle = MPI_COMM_NULL;
   std::shared_ptr<const Topology> topology; // null: no virtual topology
+  AttrStore attrs;                          // user attributes (MPI_Comm_set_attr)
+  Info info; // hints set by MPI_Comm_set_info / MPI_Comm_dup_with_info
 
   int size() const noexcept { return group->size(); }
   int world_rank(int r) const noexcept { return group->world_rank(r); }
