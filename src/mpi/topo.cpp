@@ -114,7 +114,7 @@ int check_cart(MPI_Comm comm, int size, int ndims, const int dims[], const int p
       return raise(comm, MPI_ERR_DIMS, fn, "dims[%d]=%d is not positive", i, dims[i]);
     n *= dims[i];
     if (n > size)
-      return raise(comm, MPI_ERR_TOPOLOGY, fn,
+      return raise(comm, MPI_ERR_ARG, fn,
                    "the grid has more points than the communicator has ranks (%d)", size);
   }
   *points = static_cast<int>(n);
