@@ -6,6 +6,8 @@
 #include "ranks/pe.hpp"
 #include "ranks/rank.hpp"
 
+#include <cstring>
+
 using namespace ampi;
 using namespace ampi::mpi;
 
@@ -57,6 +59,11 @@ const int *predefined_value(Rank &self, int keyval) {
   }
 }
 
+// The keyval argument's name in `fn`'s signature.
+const char *keyval_arg(const char *fn) {
+  return std::strncmp(fn, "MPI_Comm_", 9) == 0 ? "comm_keyval" : "keyval";
+}
+
 int create_keyval(comm::CopyAttrFn *copy, comm::DeleteAttrFn *del, int *keyval, void *extra,
                   const char *fn) {
   Rank *self = enter(fn);
@@ -72,11 +79,12 @@ int free_keyval(int *keyval, const char *fn) {
   Rank *self = enter(fn);
   if (!keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval=NULL");
   if (is_predefined(*keyval))
-    return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "keyval=0x%x is predefined", *keyval);
+    return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "%s=%d is predefined", keyval_arg(fn),
+                 *keyval);
   comm::Keyval *k = self->comm_objects.keyvals.find(*keyval, comm::ObjectKind::Comm);
   if (!k)
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn,
-                 "keyval=0x%x is not a communicator keyval (or was freed)", *keyval);
+                 "%s=%d is not a communicator keyval (or was freed)", keyval_arg(fn), *keyval);
   k->freed = true; // values still attached keep it alive for their delete callbacks
   self->comm_objects.keyvals.release(*keyval);
   *keyval = MPI_KEYVAL_INVALID;
@@ -87,9 +95,11 @@ int set_attr(MPI_Comm comm, int keyval, void *value, const char *fn) {
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (is_predefined(keyval))
-    return raise(comm, MPI_ERR_KEYVAL, fn, "keyval=0x%x is predefined (read-only)", keyval);
+    return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is predefined (read-only)", keyval_arg(fn),
+                 keyval);
   if (!self->comm_objects.keyvals.find(keyval, comm::ObjectKind::Comm))
-    return raise(comm, MPI_ERR_KEYVAL, fn, "keyval=0x%x is not a communicator keyval", keyval);
+    return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is not a communicator keyval", keyval_arg(fn),
+                 keyval);
   if (int e = comm::set_attr(self->comm_objects.keyvals, c->attrs, comm, keyval, value))
     return raise(comm, e, fn, "the delete callback of the old value returned %d", e);
   return MPI_SUCCESS;
@@ -105,7 +115,8 @@ int get_attr(MPI_Comm comm, int keyval, void *value, int *flag, const char *fn) 
     return MPI_SUCCESS;
   }
   if (!self->comm_objects.keyvals.find(keyval, comm::ObjectKind::Comm))
-    return raise(comm, MPI_ERR_KEYVAL, fn, "keyval=0x%x is not a communicator keyval", keyval);
+    return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is not a communicator keyval", keyval_arg(fn),
+                 keyval);
   void **v = c->attrs.find(keyval);
   *flag = v != nullptr;
   if (v) *static_cast<void **>(value) = *v;
@@ -116,12 +127,15 @@ int delete_attr(MPI_Comm comm, int keyval, const char *fn) {
   Rank *self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (is_predefined(keyval))
-    return raise(comm, MPI_ERR_KEYVAL, fn, "keyval=0x%x is predefined (read-only)", keyval);
+    return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is predefined (read-only)", keyval_arg(fn),
+                 keyval);
   if (!self->comm_objects.keyvals.find(keyval, comm::ObjectKind::Comm))
-    return raise(comm, MPI_ERR_KEYVAL, fn, "keyval=0x%x is not a communicator keyval", keyval);
+    return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is not a communicator keyval", keyval_arg(fn),
+                 keyval);
   const int e = comm::delete_attr(self->comm_objects.keyvals, c->attrs, comm, keyval);
   if (e == MPI_ERR_KEYVAL)
-    return raise(comm, e, fn, "the communicator has no attribute for keyval=0x%x", keyval);
+    return raise(comm, e, fn, "the communicator has no attribute for %s=%d", keyval_arg(fn),
+                 keyval);
   if (e != MPI_SUCCESS) return raise(comm, e, fn, "the delete callback returned %d", e);
   return MPI_SUCCESS;
 }
