@@ -224,6 +224,16 @@ extern "C" int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
   }
   // The most balanced factorisation of `rest` into free_dims factors: the smallest largest
   // factor, then the largest smallest one, found by a search over non-increasing divisor chains.
+  // Only divisors of `rest` can be factors: list them once, largest first.
+  std::vector<int> divisors, large;
+  for (int f = 1; static_cast<long long>(f) * f <= rest; ++f)
+    if (rest % f == 0) {
+      divisors.push_back(f);
+      if (f != rest / f) large.push_back(rest / f);
+    }
+  std::reverse(divisors.begin(), divisors.end());
+  large.insert(large.end(), divisors.begin(), divisors.end());
+  divisors = std::move(large); // descending
   std::vector<int> best, cur;
   std::function<void(int, int, int)> search = [&](int left, int slots, int max_factor) {
     if (slots == 1) {
@@ -235,14 +245,14 @@ extern "C" int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
       cur.pop_back();
       return;
     }
-    // The first (largest) of the remaining factors is at least left^(1/slots).
-    for (int f = std::min(left, max_factor); f >= 1; --f) {
-      if (left % f) continue;
+    for (int f : divisors) {
+      if (f > max_factor || left % f) continue;
+      // The largest of the remaining factors is at least left^(1/slots).
       long long pow = 1;
       for (int s = 0; s < slots && pow < left; ++s)
         pow *= f;
       if (pow < left) break; // f^slots < left: no smaller f works either
-      if (!best.empty() && f > best.front() && cur.empty()) continue;
+      if (!best.empty() && cur.empty() && f > best.front()) continue;
       cur.push_back(f);
       search(left / f, slots - 1, f);
       cur.pop_back();
