@@ -384,3 +384,37 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_get_info)
+
+// ---- intercommunicator queries ------------------------------------------------------------
+// ampi makes no intercommunicators (MPI_Intercomm_create is unsupported), so every valid handle
+// is an intracommunicator, which these functions must reject.
+
+namespace {
+int not_inter(Rank &self, MPI_Comm comm, const char *fn) {
+  AMPI_COMM_OR_RETURN(self, c, comm, fn)
+  return raise(comm, MPI_ERR_COMM, fn, "%s is an intracommunicator, not an intercommunicator",
+               comm_label(*c));
+}
+} // namespace
+
+extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
+  static constexpr const char *fn = "MPI_Comm_remote_size";
+  (void)size;
+  return not_inter(*enter(fn), comm, fn);
+}
+AMPI_PMPI_ALIAS(MPI_Comm_remote_size)
+
+extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
+  static constexpr const char *fn = "MPI_Comm_remote_group";
+  (void)group;
+  return not_inter(*enter(fn), comm, fn);
+}
+AMPI_PMPI_ALIAS(MPI_Comm_remote_group)
+
+extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
+  static constexpr const char *fn = "MPI_Intercomm_merge";
+  (void)high;
+  (void)newintracomm;
+  return not_inter(*enter(fn), intercomm, fn);
+}
+AMPI_PMPI_ALIAS(MPI_Intercomm_merge)

@@ -4,7 +4,7 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 246 stubs.
+// 243 stubs.
 
 #include "mpi/errors.hpp"
 
@@ -389,25 +389,10 @@ extern "C" int PMPI_Comm_idup(MPI_Comm, MPI_Comm *, MPI_Request *) {
 }
 AMPI_PMPI_ALIAS(MPI_Comm_idup)
 
-extern "C" int PMPI_Comm_remote_size(MPI_Comm, int *) {
-  return ampi::mpi::unsupported("MPI_Comm_remote_size");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_remote_size)
-
-extern "C" int PMPI_Comm_remote_group(MPI_Comm, MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Comm_remote_group");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_remote_group)
-
 extern "C" int PMPI_Intercomm_create(MPI_Comm, int, MPI_Comm, int, int, MPI_Comm *) {
   return ampi::mpi::unsupported("MPI_Intercomm_create");
 }
 AMPI_PMPI_ALIAS(MPI_Intercomm_create)
-
-extern "C" int PMPI_Intercomm_merge(MPI_Comm, int, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Intercomm_merge");
-}
-AMPI_PMPI_ALIAS(MPI_Intercomm_merge)
 
 extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *, MPI_Win_delete_attr_function *,
                                       int *, void *) {

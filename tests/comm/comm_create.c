@@ -253,6 +253,13 @@ int main(int argc, char **argv) {
     CHECK(mt_class(MPI_Comm_dup(null, &other)) == MPI_ERR_COMM, "dup of MPI_COMM_NULL");
     CHECK(mt_class(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_NULL, &other)) == MPI_ERR_GROUP,
           "create with MPI_GROUP_NULL");
+    /* Every communicator is an intracommunicator: the intercommunicator queries reject it. */
+    {
+      MPI_Group g;
+      CHECK(mt_class(MPI_Comm_remote_size(dup, &result)) == MPI_ERR_COMM, "remote_size");
+      CHECK(mt_class(MPI_Comm_remote_group(dup, &g)) == MPI_ERR_COMM, "remote_group");
+      CHECK(mt_class(MPI_Intercomm_merge(dup, 0, &other)) == MPI_ERR_COMM, "Intercomm_merge");
+    }
     CHECK_MPI(MPI_Comm_get_parent(&parent));
     CHECK(parent == MPI_COMM_NULL, "no parent");
     CHECK_MPI(MPI_Comm_test_inter(dup, &result));
