@@ -109,17 +109,10 @@ static int decompose(int p, int gx, int gy, int gz, int d[3]) {
   return best < 0 ? -1 : 0;
 }
 
-/* The node-local rank and the number of ranks on this node (ranks with the same processor
- * name), through MPI_Comm_split on a hash of the name. */
+/* The node-local rank and the number of ranks on this node (MPI_COMM_TYPE_SHARED). */
 static void node_rank(int rank, int *local, int *nlocal) {
-  char name[MPI_MAX_PROCESSOR_NAME] = "";
-  int len = 0;
-  MPI_Get_processor_name(name, &len);
-  unsigned h = 5381;
-  for (int i = 0; i < len; ++i)
-    h = h * 33u + (unsigned char)name[i];
   MPI_Comm node;
-  MPI_Comm_split(MPI_COMM_WORLD, (int)(h & 0x7fffffff), rank, &node);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, local);
   MPI_Comm_size(node, nlocal);
   MPI_Comm_free(&node);
