@@ -48,6 +48,7 @@ cleanup() {
   rm -rf "$T"
 }
 trap cleanup EXIT
+trap "exit 143" TERM INT
 ITER=""
 [ $QUICK -eq 1 ] && ITER="-i 200 -x 20"
 

@@ -43,6 +43,7 @@ cleanup() {
   rm -rf "$T"
 }
 trap cleanup EXIT
+trap "exit 143" TERM INT
 if command -v nvidia-cuda-mps-control >/dev/null 2>&1 && [ -z "${CUDA_MPS_PIPE_DIRECTORY:-}" ]; then
   export CUDA_MPS_PIPE_DIRECTORY=$T/pipe CUDA_MPS_LOG_DIRECTORY=$T/log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
