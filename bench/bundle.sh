@@ -1,0 +1,38 @@
+#!/bin/sh
+# bench/bundle.sh <build-dir> <dest-dir> — a self-contained copy of what the benchmarks need, for
+# a machine that lacks Debian's packages (e.g. a GPU machine with another distribution): ampirun,
+# the benchmark programs of <build-dir> (osu/, apps/jacobi3d), the bench scripts, libampi and the
+# shared libraries they need beyond the C/C++ runtime and the CUDA driver (PMIx, UCX, hwloc,
+# libevent, ...), UCX's and PMIx's plugin modules. <dest-dir>/env.sh sets LD_LIBRARY_PATH, PATH
+# (ampirun) and AMPIRUN for it:
+#   bench/bundle.sh build-cuda /tmp/b && (cd /tmp/b && . ./env.sh && bench/gpu_jacobi.sh \
+#       --bin bin/jacobi3d_cuda)
+set -eu
+B=$(cd "$1" && pwd)
+D=$2
+mkdir -p "$D/bin" "$D/lib/ucx" "$D/lib/pmix" "$D/bench"
+cp "$B/bin/ampirun" "$D/bin/"
+for f in "$B"/osu/osu_* "$B"/apps/jacobi3d/jacobi3d "$B"/apps/jacobi3d/jacobi3d_cuda; do
+  [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$D/bin/"
+done
+cp -L "$B/lib/libampi.so.0" "$D/lib/"
+strip "$D"/bin/* "$D/lib/libampi.so.0" 2>/dev/null || true
+here=$(cd "$(dirname "$0")" && pwd)
+cp "$here/compare.sh" "$here/gpu_jacobi.sh" "$here/osu_report.py" "$D/bench/"
+# Shared libraries, except the C/C++ runtime and the driver, which the target machine has.
+for f in "$D"/bin/* "$D/lib/libampi.so.0"; do ldd "$f" 2>/dev/null; done |
+  awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+  grep -v -E '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|libcuda|ld-linux[^/]*)\.so' |
+  while read -r l; do cp -L "$l" "$D/lib/"; done
+multiarch=/usr/lib/x86_64-linux-gnu
+for m in "$multiarch"/ucx/libuct_cma.so.0; do [ -f "$m" ] && cp -L "$m" "$D/lib/ucx/"; done
+for m in "$multiarch"/pmix2/lib/pmix/*.so; do [ -f "$m" ] && cp -L "$m" "$D/lib/pmix/"; done
+cat >"$D/env.sh" <<'EOS'
+# . ./env.sh — use this bundle (run from its directory)
+AMPI_BUNDLE=$(pwd)
+export LD_LIBRARY_PATH=$AMPI_BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$AMPI_BUNDLE/bin:$PATH:/usr/local/nvidia/bin
+export AMPIRUN=$AMPI_BUNDLE/bin/ampirun
+export PMIX_MCA_mca_base_component_path=$AMPI_BUNDLE/lib/pmix
+EOS
+du -sh "$D" | awk '{print "bundle: " $2 " (" $1 ")"}'
