@@ -25,11 +25,12 @@ struct Type {
   bool contiguous = true;
   // The one predefined type all the data is made of (e.g. MPI_DOUBLE for a vector of doubles),
   // or MPI_DATATYPE_NULL when it mixes types. Reductions and accumulates work on packed data as
-  // `basic_count * count` elements of `basic`.
+  // `basic_count * count` elements of `basic`. (The padded pair types, e.g. MPI_SHORT_INT, pack to
+  // their data bytes only: their packed form is not their C struct layout.)
   MPI_Datatype basic = MPI_DATATYPE_NULL;
   std::size_t basic_count = 0;
   bool committed = true; // predefined types are always committed
-  std::shared_ptr<const Layout> layout; // null for predefined and contiguous types
+  std::shared_ptr<const Layout> layout; // null for contiguous types (src/datatype/layout.hpp)
 };
 
 // The predefined type behind a handle, or nullptr.
