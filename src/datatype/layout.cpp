@@ -226,49 +226,140 @@ std::shared_ptr<Derived> make_dup(const Input &old) {
   return d;
 }
 
-std::shared_ptr<Derived> make_subarray(int ndims, const int *sizes, const int *subsizes,
-                                       const int *starts, int order, const Input &old) {
-  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return nullptr;
+namespace {
+
+// A Cartesian selection of an array of `old`: per dimension the selected indices in increasing
+// order. Walks it in array order (C: the last dimension fastest) with runs of the fastest one,
+// as subarray and darray types lay out their data. Extent: the whole array, lb 0.
+std::shared_ptr<Derived> make_selection(int combiner, const std::vector<int> &sizes,
+                                        const std::vector<std::vector<int>> &picked, int order,
+                                        const Input &old) {
+  const int ndims = static_cast<int>(sizes.size());
   const std::ptrdiff_t ext = old.type->extent;
-  // Dimension k from the fastest-varying one: C order walks the dimensions backwards.
   auto dim = [&](int k) { return order == MPI_ORDER_C ? ndims - 1 - k : k; };
-  // Offsets of every selected fastest-dimension row, built up dimension by dimension.
+  // Runs of consecutive indices of the fastest dimension.
+  std::vector<std::pair<int, int>> runs;
+  for (int i : picked[static_cast<std::size_t>(dim(0))]) {
+    if (!runs.empty() && runs.back().first + runs.back().second == i)
+      ++runs.back().second;
+    else
+      runs.push_back({i, 1});
+  }
+  // Offsets of the selected rows, built up from the second-fastest dimension outwards.
   std::vector<std::ptrdiff_t> rows{0};
-  std::ptrdiff_t stride = ext * sizes[dim(0)];
-  std::ptrdiff_t origin = static_cast<std::ptrdiff_t>(starts[dim(0)]) * ext;
+  std::ptrdiff_t stride = ext * sizes[static_cast<std::size_t>(dim(0))];
+  std::size_t copies = picked[static_cast<std::size_t>(dim(0))].size();
   for (int k = 1; k < ndims; ++k) {
-    const int d = dim(k);
+    const auto &sel = picked[static_cast<std::size_t>(dim(k))];
     std::vector<std::ptrdiff_t> next;
-    next.reserve(rows.size() * static_cast<std::size_t>(subsizes[d]));
-    for (int i = 0; i < subsizes[d]; ++i)
+    next.reserve(rows.size() * sel.size());
+    for (int i : sel)
       for (std::ptrdiff_t r : rows)
         next.push_back(r + static_cast<std::ptrdiff_t>(i) * stride);
     rows = std::move(next);
-    origin += static_cast<std::ptrdiff_t>(starts[d]) * stride;
-    stride *= sizes[d];
+    stride *= sizes[static_cast<std::size_t>(dim(k))];
+    copies *= sel.size();
   }
   Builder b;
   for (std::ptrdiff_t r : rows)
-    b.add(old, origin + r, static_cast<std::size_t>(subsizes[dim(0)]));
-  auto d = b.finish(MPI_COMBINER_SUBARRAY);
-  // The extent is the whole array's, from its first element.
+    for (const auto &[start, len] : runs)
+      b.add(old, r + static_cast<std::ptrdiff_t>(start) * ext, static_cast<std::size_t>(len));
+  auto d = b.finish(combiner);
   Type &t = d->type;
-  std::ptrdiff_t total = ext;
-  for (int i = 0; i < ndims; ++i)
-    total *= sizes[i];
   t.lb = 0;
-  t.extent = total;
-  d->explicit_bounds = true;
+  t.extent = stride; // ext times every size
   t.contiguous =
       t.size == 0 || (d->layout->blocks.size() == 1 && d->layout->blocks[0].len == t.size &&
                       t.extent == static_cast<std::ptrdiff_t>(t.size));
   t.layout = t.contiguous ? nullptr : d->layout;
+  d->explicit_bounds = true;
+  d->copies = copies;
+  remember(*d, old);
+  return d;
+}
+
+} // namespace
+
+std::shared_ptr<Derived> make_subarray(int ndims, const int *sizes, const int *subsizes,
+                                       const int *starts, int order, const Input &old) {
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) return nullptr;
+  std::vector<std::vector<int>> picked(static_cast<std::size_t>(ndims));
+  for (int i = 0; i < ndims; ++i)
+    for (int j = 0; j < subsizes[i]; ++j)
+      picked[static_cast<std::size_t>(i)].push_back(starts[i] + j);
+  auto d = make_selection(MPI_COMBINER_SUBARRAY, std::vector<int>(sizes, sizes + ndims), picked,
+                          order, old);
   d->ints.assign(1, ndims);
   d->ints.insert(d->ints.end(), sizes, sizes + ndims);
   d->ints.insert(d->ints.end(), subsizes, subsizes + ndims);
   d->ints.insert(d->ints.end(), starts, starts + ndims);
   d->ints.push_back(order);
-  remember(*d, old);
+  return d;
+}
+
+std::shared_ptr<Derived> make_darray(int size, int rank, int ndims, const int *gsizes,
+                                     const int *distribs, const int *dargs, const int *psizes,
+                                     int order, const Input &old, const char **why) {
+  long long procs = 1;
+  for (int i = 0; i < ndims; ++i)
+    procs *= psizes[i];
+  if (procs != size) {
+    *why = "the product of array_of_psizes is not size";
+    return nullptr;
+  }
+  // This process's coordinates in the row-major process grid.
+  std::vector<int> coord(static_cast<std::size_t>(ndims));
+  for (int i = ndims - 1, r = rank; i >= 0; --i) {
+    coord[static_cast<std::size_t>(i)] = r % psizes[i];
+    r /= psizes[i];
+  }
+  std::vector<std::vector<int>> picked(static_cast<std::size_t>(ndims));
+  for (int i = 0; i < ndims; ++i) {
+    const int g = gsizes[i], p = psizes[i], c = coord[static_cast<std::size_t>(i)];
+    auto &sel = picked[static_cast<std::size_t>(i)];
+    switch (distribs[i]) {
+    case MPI_DISTRIBUTE_NONE:
+      if (p != 1) {
+        *why = "MPI_DISTRIBUTE_NONE needs array_of_psizes[i] = 1";
+        return nullptr;
+      }
+      for (int j = 0; j < g; ++j)
+        sel.push_back(j);
+      break;
+    case MPI_DISTRIBUTE_BLOCK: {
+      const int blk = dargs[i] == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : dargs[i];
+      if (blk <= 0 || static_cast<long long>(blk) * p < g) {
+        *why = "a block distribution's darg times psize does not cover gsize";
+        return nullptr;
+      }
+      for (long long j = static_cast<long long>(c) * blk;
+           j < std::min<long long>(g, (c + 1LL) * blk); ++j)
+        sel.push_back(static_cast<int>(j));
+      break;
+    }
+    case MPI_DISTRIBUTE_CYCLIC: {
+      const int blk = dargs[i] == MPI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[i];
+      if (blk <= 0) {
+        *why = "a cyclic distribution's darg is not positive";
+        return nullptr;
+      }
+      for (int j = 0; j < g; ++j)
+        if ((j / blk) % p == c) sel.push_back(j);
+      break;
+    }
+    default:
+      *why = "array_of_distribs[i] is not MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE";
+      return nullptr;
+    }
+  }
+  auto d = make_selection(MPI_COMBINER_DARRAY, std::vector<int>(gsizes, gsizes + ndims), picked,
+                          order, old);
+  d->ints = {size, rank, ndims};
+  d->ints.insert(d->ints.end(), gsizes, gsizes + ndims);
+  d->ints.insert(d->ints.end(), distribs, distribs + ndims);
+  d->ints.insert(d->ints.end(), dargs, dargs + ndims);
+  d->ints.insert(d->ints.end(), psizes, psizes + ndims);
+  d->ints.push_back(order);
   return d;
 }
 

@@ -41,6 +41,7 @@ struct Derived {
   std::size_t elements = 0;     // predefined elements in one element (MPI_Get_elements)
   std::size_t align = 1;        // strictest alignment of its predefined types (struct padding)
   bool explicit_bounds = false; // made by (or from) MPI_Type_create_resized: no struct padding
+  std::size_t copies = 0;       // subarray and darray: how many elements of types[0] it holds
   std::string name;
 };
 
@@ -76,6 +77,12 @@ std::shared_ptr<Derived> make_dup(const Input &old);
 // Row-major (C) or column-major (Fortran) subarray; nullptr if `order` is invalid.
 std::shared_ptr<Derived> make_subarray(int ndims, const int *sizes, const int *subsizes,
                                        const int *starts, int order, const Input &old);
+
+// MPI_Type_create_darray for process `rank` of `size`; nullptr and `*why` set when the arguments
+// do not describe a distribution.
+std::shared_ptr<Derived> make_darray(int size, int rank, int ndims, const int *gsizes,
+                                     const int *distribs, const int *dargs, const int *psizes,
+                                     int order, const Input &old, const char **why);
 
 // Predefined elements in the first `bytes` packed bytes of elements of `t` (MPI_Get_elements);
 // -1 when `bytes` ends inside a predefined element.
@@ -162,14 +169,10 @@ template <class F> void children(const Derived &d, F &&f) {
     for (int i = 0; i < d.ints[0]; ++i)
       if (!f(in(n(i)), n(d.ints[1 + i]))) return;
     return;
-  case MPI_COMBINER_SUBARRAY: {
-    const int nd = d.ints[0];
-    std::size_t total = 1;
-    for (int i = 0; i < nd; ++i)
-      total *= n(d.ints[1 + nd + i]);
-    f(in(0), total);
+  case MPI_COMBINER_SUBARRAY:
+  case MPI_COMBINER_DARRAY:
+    f(in(0), d.copies);
     return;
-  }
   default:
     return;
   }

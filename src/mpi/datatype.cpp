@@ -252,6 +252,36 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 }
 AMPI_PMPI_ALIAS(MPI_Type_create_subarray)
 
+extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                       const int array_of_distribs[], const int array_of_dargs[],
+                                       const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                       MPI_Datatype *newtype) {
+  static constexpr const char *fn = "MPI_Type_create_darray";
+  AMPI_ENTER(fn)
+  if (size <= 0) return raise(kWorld, MPI_ERR_ARG, fn, "size=%d is not positive", size);
+  if (rank < 0 || rank >= size)
+    return raise(kWorld, MPI_ERR_RANK, fn, "rank=%d is not in [0, %d)", rank, size);
+  if (ndims <= 0) return raise(kWorld, MPI_ERR_DIMS, fn, "ndims=%d is not positive", ndims);
+  if (!array_of_gsizes || !array_of_distribs || !array_of_dargs || !array_of_psizes)
+    return null_arg(fn, "array_of_gsizes, array_of_distribs, array_of_dargs or array_of_psizes");
+  if (!newtype) return null_arg(fn, "newtype");
+  for (int i = 0; i < ndims; ++i)
+    if (array_of_gsizes[i] <= 0 || array_of_psizes[i] <= 0)
+      return raise(kWorld, MPI_ERR_ARG, fn,
+                   "array_of_gsizes[%d]=%d or array_of_psizes[%d]=%d is not positive", i,
+                   array_of_gsizes[i], i, array_of_psizes[i]);
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+    return raise(kWorld, MPI_ERR_ARG, fn, "order=%d is not MPI_ORDER_C or MPI_ORDER_FORTRAN",
+                 order);
+  AMPI_RESOLVE(old, oldtype, fn, "oldtype")
+  const char *why = "";
+  auto d = datatype::make_darray(size, rank, ndims, array_of_gsizes, array_of_distribs,
+                                 array_of_dargs, array_of_psizes, order, old, &why);
+  if (!d) return raise(kWorld, MPI_ERR_ARG, fn, "%s", why);
+  return finish_new(*self, std::move(d), newtype);
+}
+AMPI_PMPI_ALIAS(MPI_Type_create_darray)
+
 extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                         MPI_Datatype *newtype) {
   static constexpr const char *fn = "MPI_Type_create_resized";

@@ -4,17 +4,11 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 259 stubs.
+// 258 stubs.
 
 #include "mpi/errors.hpp"
 
 #include <mpi.h>
-
-extern "C" int PMPI_Type_create_darray(int, int, int, const int[], const int[], const int[],
-                                       const int[], int, MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_darray");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_darray)
 
 extern "C" int PMPI_Gather(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
                            MPI_Comm) {

@@ -255,6 +255,31 @@ static void constructors(void) {
     CHECK_MPI(MPI_Type_free(&t));
   }
   {
+    /* 4 x 6 ints over a 2 x 2 grid: rows by block, columns cyclic by 2; process 1 is (0, 1). */
+    const int gs[] = {4, 6}, dist[] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+              darg[] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, ps[] = {2, 2};
+    const int g1[] = {5}, d1[] = {MPI_DISTRIBUTE_CYCLIC}, a1[] = {MPI_DISTRIBUTE_DFLT_DARG},
+              p1[] = {2};
+    const Range rc[] = {{8, 8}, {32, 8}};
+    const Range rf[] = {{32, 8}, {48, 8}};
+    const Range r1[] = {{0, 4}, {8, 4}, {16, 4}};
+    CHECK_MPI(MPI_Type_create_darray(4, 1, 2, gs, dist, darg, ps, MPI_ORDER_C, MPI_INT, &t));
+    CHECK_MPI(MPI_Type_commit(&t));
+    expect_bounds("darray C", t, 16, 0, 96, 8, 32);
+    expect_pack("darray C", t, 1, rc, 2);
+    CHECK_MPI(MPI_Type_free(&t));
+    CHECK_MPI(MPI_Type_create_darray(4, 1, 2, gs, dist, darg, ps, MPI_ORDER_FORTRAN, MPI_INT, &t));
+    CHECK_MPI(MPI_Type_commit(&t));
+    expect_bounds("darray Fortran", t, 16, 0, 96, 32, 24);
+    expect_pack("darray Fortran", t, 1, rf, 2);
+    CHECK_MPI(MPI_Type_free(&t));
+    CHECK_MPI(MPI_Type_create_darray(2, 0, 1, g1, d1, a1, p1, MPI_ORDER_C, MPI_INT, &t));
+    CHECK_MPI(MPI_Type_commit(&t));
+    expect_bounds("darray cyclic", t, 12, 0, 20, 0, 20);
+    expect_pack("darray cyclic", t, 1, r1, 3);
+    CHECK_MPI(MPI_Type_free(&t));
+  }
+  {
     const Range r[] = {{0, 8}, {16, 8}};
     const Range rv[] = {{0, 8}, {32, 8}};
     CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &u));
