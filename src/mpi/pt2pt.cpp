@@ -128,15 +128,108 @@ std::shared_ptr<const datatype::Type> hold_type(Rank &self, MPI_Datatype handle,
   return std::shared_ptr<const datatype::Type>(std::shared_ptr<void>(), &t); // predefined: static
 }
 
-void start_typed_send(Rank &, p2p::Request &req, const p2p::Route &route, const datatype::Type &t,
-                      const void *buf, std::size_t count, std::size_t bytes, p2p::Mode mode) {
-  if (t.contiguous) [[likely]] {
-    p2p::start_send(req, route, datatype::data_start(t, buf), bytes, mode);
+namespace {
+
+// Copies the packed bytes [0, n) of `count` elements of `st` at `sbuf` into the receive `rreq`:
+// packed straight into a contiguous receive buffer, or through a small bounce buffer into a
+// non-contiguous one (whose staging copy is then not needed).
+void pack_into(const datatype::Type &st, const void *sbuf, std::size_t scount, p2p::Request &rreq,
+               std::size_t n) {
+  if (rreq.on_complete != unpack_staged) {
+    datatype::pack(st, sbuf, scount, 0, rreq.recv_buf, n);
     return;
+  }
+  rreq.on_complete = nullptr; // unpacked here
+  std::byte bounce[4096];
+  for (std::size_t at = 0; at < n;) {
+    const std::size_t k =
+        datatype::pack(st, sbuf, scount, at, bounce, std::min(n - at, sizeof bounce));
+    datatype::unpack(*rreq.dtype, bounce, k, at, rreq.user_buf, rreq.user_count);
+    at += k;
+  }
+}
+
+void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
+  rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  rreq.status_bytes = std::min(bytes, rreq.capacity);
+  rreq.status_source = source;
+  rreq.status_tag = tag;
+}
+
+// A non-contiguous send. To a rank of this PE whose receive is posted, the data is packed
+// straight into the receive; otherwise it is packed into req.staging and sent from there.
+[[gnu::noinline]] void send_noncontiguous(Rank &self, p2p::Request &req, const p2p::Route &route,
+                                          const datatype::Type &t, const void *buf,
+                                          std::size_t count, std::size_t bytes, p2p::Mode mode) {
+  if (Rank *dst = self.pe.local(route.dest_world)) {
+    if (matching::PostedReceive *posted =
+            dst->matching.take_posted({route.context, route.source, route.tag})) {
+      auto &rreq = static_cast<p2p::Request &>(*posted);
+      matched(rreq, bytes, route.source, route.tag);
+      pack_into(t, buf, count, rreq, rreq.status_bytes);
+      req.kind = p2p::Kind::Send;
+      req.cancelled = false;
+      req.send_buf = buf;
+      req.bytes = bytes;
+      req.unmatched = nullptr;
+      req.peer = dst;
+      req.status_error = MPI_SUCCESS;
+      req.status_bytes = bytes;
+      p2p::complete(rreq);
+      p2p::complete(req);
+      return;
+    }
   }
   if (!req.staging) req.staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
   datatype::pack(t, buf, count, 0, req.staging.get(), bytes);
   p2p::start_send(req, route, req.staging.get(), bytes, mode);
+}
+
+// A non-contiguous receive. A message of this process already waiting (eager data, or a
+// rendezvous sender's buffer) is unpacked straight from where it is; otherwise the receive is
+// posted on req.staging and unpacked when it completes.
+[[gnu::noinline]] void recv_noncontiguous(Rank &self, p2p::Request &req, std::uint32_t context,
+                                          int source, int tag, const datatype::Type &t,
+                                          MPI_Datatype handle, void *buf, std::size_t count,
+                                          std::size_t bytes) {
+  if (!req.dtype) req.dtype = hold_type(self, handle, t);
+  req.user_buf = buf;
+  req.user_count = count;
+  req.kind = p2p::Kind::Recv;
+  req.cancelled = false;
+  req.capacity = bytes;
+  req.pattern = {context, source, tag};
+  if (const auto *um = self.matching.peek_unexpected(req.pattern);
+      um && !static_cast<const p2p::Message *>(um)->data_tag) {
+    auto &m = static_cast<p2p::Message &>(*self.matching.take_unexpected(req.pattern));
+    p2p::Request *sreq = m.send_request;
+    matched(req, m.bytes, m.envelope.source, m.envelope.tag);
+    if (req.status_bytes)
+      datatype::unpack(t, sreq ? sreq->send_buf : m.data, req.status_bytes, 0, buf, count);
+    if (sreq) {
+      sreq->unmatched = nullptr;
+      p2p::complete(*sreq);
+    }
+    self.pe.messages().put(m);
+    req.on_complete = nullptr;
+    req.complete = true; // the caller is running: no wake-up needed
+    return;
+  }
+  if (!req.staging) req.staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  req.on_complete = unpack_staged;
+  p2p::start_recv(req, context, source, tag, req.staging.get(), bytes);
+}
+
+} // namespace
+
+void start_typed_send(Rank &self, p2p::Request &req, const p2p::Route &route,
+                      const datatype::Type &t, const void *buf, std::size_t count,
+                      std::size_t bytes, p2p::Mode mode) {
+  if (t.contiguous) [[likely]] {
+    p2p::start_send(req, route, datatype::data_start(t, buf), bytes, mode);
+    return;
+  }
+  send_noncontiguous(self, req, route, t, buf, count, bytes, mode);
 }
 
 void start_typed_recv(Rank &self, p2p::Request &req, std::uint32_t context, int source, int tag,
@@ -146,12 +239,7 @@ void start_typed_recv(Rank &self, p2p::Request &req, std::uint32_t context, int 
     p2p::start_recv(req, context, source, tag, datatype::data_start(t, buf), bytes);
     return;
   }
-  if (!req.staging) req.staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
-  if (!req.dtype) req.dtype = hold_type(self, handle, t);
-  req.user_buf = buf;
-  req.user_count = count;
-  req.on_complete = unpack_staged;
-  p2p::start_recv(req, context, source, tag, req.staging.get(), bytes);
+  recv_noncontiguous(self, req, context, source, tag, t, handle, buf, count, bytes);
 }
 
 MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
