@@ -119,10 +119,8 @@ std::size_t copy_layout(const Type &t, const Layout &l, std::byte *buf, std::siz
 
 } // namespace
 
-const Type *predefined(MPI_Datatype t) noexcept {
-  const unsigned i = index_of(t);
-  return i >= 1 && i < static_cast<unsigned>(kBuiltinCount) ? &kPredefined.types[i] : nullptr;
-}
+// (After kPredefined: one translation unit initializes in order.)
+const std::array<Type, kBuiltinCount> detail::kPredefinedTypes = kPredefined.types;
 
 const Layout *predefined_layout(MPI_Datatype t) noexcept {
   const unsigned i = index_of(t);

@@ -114,7 +114,8 @@ int truncation(const p2p::Request &r, MPI_Comm comm, const char *fn) {
 // Unpacks a completed non-contiguous receive from its staging copy.
 void unpack_staged(p2p::Request &r) {
   if (r.status_bytes)
-    datatype::unpack(*r.dtype, r.staging.get(), r.status_bytes, 0, r.user_buf, r.user_count);
+    datatype::unpack(*r.ext().dtype, r.ext().staging.get(), r.status_bytes, 0, r.ext().user_buf,
+                     r.ext().user_count);
 }
 
 } // namespace
@@ -144,7 +145,7 @@ void pack_into(const datatype::Type &st, const void *sbuf, std::size_t scount, p
   for (std::size_t at = 0; at < n;) {
     const std::size_t k =
         datatype::pack(st, sbuf, scount, at, bounce, std::min(n - at, sizeof bounce));
-    datatype::unpack(*rreq.dtype, bounce, k, at, rreq.user_buf, rreq.user_count);
+    datatype::unpack(*rreq.ext().dtype, bounce, k, at, rreq.ext().user_buf, rreq.ext().user_count);
     at += k;
   }
 }
@@ -157,7 +158,7 @@ void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
 }
 
 // A non-contiguous send. To a rank of this PE whose receive is posted, the data is packed
-// straight into the receive; otherwise it is packed into req.staging and sent from there.
+// straight into the receive; otherwise it is packed into a staging copy and sent from there.
 [[gnu::noinline]] void send_noncontiguous(Rank &self, p2p::Request &req, const p2p::Route &route,
                                           const datatype::Type &t, const void *buf,
                                           std::size_t count, std::size_t bytes, p2p::Mode mode) {
@@ -180,21 +181,22 @@ void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
       return;
     }
   }
-  if (!req.staging) req.staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
-  datatype::pack(t, buf, count, 0, req.staging.get(), bytes);
-  p2p::start_send(req, route, req.staging.get(), bytes, mode);
+  if (!req.ext().staging)
+    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  datatype::pack(t, buf, count, 0, req.ext().staging.get(), bytes);
+  p2p::start_send(req, route, req.ext().staging.get(), bytes, mode);
 }
 
 // A non-contiguous receive. A message of this process already waiting (eager data, or a
 // rendezvous sender's buffer) is unpacked straight from where it is; otherwise the receive is
-// posted on req.staging and unpacked when it completes.
+// posted on a staging copy and unpacked when it completes.
 [[gnu::noinline]] void recv_noncontiguous(Rank &self, p2p::Request &req, std::uint32_t context,
                                           int source, int tag, const datatype::Type &t,
                                           MPI_Datatype handle, void *buf, std::size_t count,
                                           std::size_t bytes) {
-  if (!req.dtype) req.dtype = hold_type(self, handle, t);
-  req.user_buf = buf;
-  req.user_count = count;
+  if (!req.ext().dtype) req.ext().dtype = hold_type(self, handle, t);
+  req.ext().user_buf = buf;
+  req.ext().user_count = count;
   req.kind = p2p::Kind::Recv;
   req.cancelled = false;
   req.capacity = bytes;
@@ -215,16 +217,17 @@ void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
     req.complete = true; // the caller is running: no wake-up needed
     return;
   }
-  if (!req.staging) req.staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  if (!req.ext().staging)
+    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
   req.on_complete = unpack_staged;
-  p2p::start_recv(req, context, source, tag, req.staging.get(), bytes);
+  p2p::start_recv(req, context, source, tag, req.ext().staging.get(), bytes);
 }
 
-} // namespace
-
-void start_typed_send(Rank &self, p2p::Request &req, const p2p::Route &route,
-                      const datatype::Type &t, const void *buf, std::size_t count,
-                      std::size_t bytes, p2p::Mode mode) {
+// The contiguous fast paths, inlined into MPI_Send / MPI_Recv and friends.
+[[gnu::always_inline]] inline void typed_send(Rank &self, p2p::Request &req,
+                                              const p2p::Route &route, const datatype::Type &t,
+                                              const void *buf, std::size_t count, std::size_t bytes,
+                                              p2p::Mode mode) {
   if (t.contiguous) [[likely]] {
     p2p::start_send(req, route, datatype::data_start(t, buf), bytes, mode);
     return;
@@ -232,14 +235,29 @@ void start_typed_send(Rank &self, p2p::Request &req, const p2p::Route &route,
   send_noncontiguous(self, req, route, t, buf, count, bytes, mode);
 }
 
-void start_typed_recv(Rank &self, p2p::Request &req, std::uint32_t context, int source, int tag,
-                      const datatype::Type &t, MPI_Datatype handle, void *buf, std::size_t count,
-                      std::size_t bytes) {
+[[gnu::always_inline]] inline void typed_recv(Rank &self, p2p::Request &req, std::uint32_t context,
+                                              int source, int tag, const datatype::Type &t,
+                                              MPI_Datatype handle, void *buf, std::size_t count,
+                                              std::size_t bytes) {
   if (t.contiguous) [[likely]] {
     p2p::start_recv(req, context, source, tag, datatype::data_start(t, buf), bytes);
     return;
   }
   recv_noncontiguous(self, req, context, source, tag, t, handle, buf, count, bytes);
+}
+
+} // namespace
+
+void start_typed_send(Rank &self, p2p::Request &req, const p2p::Route &route,
+                      const datatype::Type &t, const void *buf, std::size_t count,
+                      std::size_t bytes, p2p::Mode mode) {
+  typed_send(self, req, route, t, buf, count, bytes, mode);
+}
+
+void start_typed_recv(Rank &self, p2p::Request &req, std::uint32_t context, int source, int tag,
+                      const datatype::Type &t, MPI_Datatype handle, void *buf, std::size_t count,
+                      std::size_t bytes) {
+  typed_recv(self, req, context, source, tag, t, handle, buf, count, bytes);
 }
 
 MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
@@ -268,7 +286,7 @@ int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status,
     MPI_Status st{};
     st.MPI_SOURCE = MPI_ANY_SOURCE;
     st.MPI_TAG = MPI_ANY_TAG;
-    const p2p::Generalized g = *r.grequest;
+    const p2p::Generalized g = *r.ext().grequest;
     e = g.query(g.extra_state, &st);
     if (status != MPI_STATUS_IGNORE) *status = st;
     const int fe = g.free(g.extra_state);
@@ -280,7 +298,7 @@ int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status,
   fill_status(status, r);
   const MPI_Comm comm = r.comm;
   const Truncation t{r.status_source, r.status_tag, r.capacity, r.status_bytes};
-  if (r.op) {
+  if (r.op()) {
     r.active = false; // persistent: stays allocated, inactive
   } else {
     self.requests.release(r);
@@ -327,28 +345,30 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   if (!request) {
     p2p::Request req;
     req.owner = self;
-    start_typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
+    typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
     p2p::wait(req, fn);
     return MPI_SUCCESS;
   }
   p2p::Request &req = self->requests.create(*self);
   req.comm = comm;
-  start_typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
+  typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
   *request = req.handle;
   return MPI_SUCCESS;
 }
 
 } // namespace
 
-int ampi::mpi::pt2pt::recv_checked(Rank &self, const char *fn, const Checked &ck,
-                                   std::uint32_t context, int source, int tag, void *buf, int count,
-                                   MPI_Datatype type, MPI_Comm comm, MPI_Status *status,
-                                   MPI_Request *request) {
+namespace {
+[[gnu::always_inline]] inline int recv_checked_inline(Rank &self, const char *fn, const Checked &ck,
+                                                      std::uint32_t context, int source, int tag,
+                                                      void *buf, int count, MPI_Datatype type,
+                                                      MPI_Comm comm, MPI_Status *status,
+                                                      MPI_Request *request) {
   const auto n = static_cast<std::size_t>(count);
   if (!request) {
     p2p::Request req;
     req.owner = &self;
-    start_typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
+    typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
     p2p::wait(req, fn);
     fill_status(status, req);
     if (req.status_error != MPI_SUCCESS) [[unlikely]]
@@ -357,9 +377,18 @@ int ampi::mpi::pt2pt::recv_checked(Rank &self, const char *fn, const Checked &ck
   }
   p2p::Request &req = self.requests.create(self);
   req.comm = comm;
-  start_typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
+  typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
   *request = req.handle;
   return MPI_SUCCESS;
+}
+} // namespace
+
+int ampi::mpi::pt2pt::recv_checked(Rank &self, const char *fn, const Checked &ck,
+                                   std::uint32_t context, int source, int tag, void *buf, int count,
+                                   MPI_Datatype type, MPI_Comm comm, MPI_Status *status,
+                                   MPI_Request *request) {
+  return recv_checked_inline(self, fn, ck, context, source, tag, buf, count, type, comm, status,
+                             request);
 }
 
 namespace {
@@ -377,8 +406,8 @@ int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int sou
       proc_null_status(status);
     return MPI_SUCCESS;
   }
-  return recv_checked(*self, fn, ck, ck.comm->context, source, tag, buf, count, type, comm, status,
-                      request);
+  return recv_checked_inline(*self, fn, ck, ck.comm->context, source, tag, buf, count, type, comm,
+                             status, request);
 }
 
 // The bytes a buffer of `count` elements of `t` spans in memory: [lo, hi).
@@ -577,7 +606,7 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Statu
   if (!r->complete) return MPI_SUCCESS;
   if (r->kind == p2p::Kind::Generalized) {
     MPI_Status st{};
-    const int e = r->grequest->query(r->grequest->extra_state, &st);
+    const int e = r->ext().grequest->query(r->ext().grequest->extra_state, &st);
     if (status != MPI_STATUS_IGNORE) *status = st;
     return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "a generalized request failed");
   }
@@ -799,14 +828,16 @@ extern "C" int PMPI_Request_free(MPI_Request *request) {
   p2p::Request *r = find_request(*self, *request, fn, &err);
   if (!r) return err;
   if (r->complete || inactive(*r)) {
-    if (r->kind == p2p::Kind::Generalized) r->grequest->free(r->grequest->extra_state);
+    if (r->kind == p2p::Kind::Generalized) r->ext().grequest->free(r->ext().grequest->extra_state);
     self->requests.release(*r);
   } else {
     // Released when it completes (an active send still delivers its message).
     r->freed = true;
     r->persistent = false;
     if (r->kind == p2p::Kind::Generalized)
-      r->on_complete = [](p2p::Request &g) { g.grequest->free(g.grequest->extra_state); };
+      r->on_complete = [](p2p::Request &g) {
+        g.ext().grequest->free(g.ext().grequest->extra_state);
+      };
   }
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
@@ -822,7 +853,7 @@ extern "C" int PMPI_Cancel(MPI_Request *request) {
   if (!r) return err;
   if (inactive(*r)) return MPI_SUCCESS;
   if (r->kind == p2p::Kind::Generalized) {
-    const int e = r->grequest->cancel(r->grequest->extra_state, r->complete);
+    const int e = r->ext().grequest->cancel(r->ext().grequest->extra_state, r->complete);
     return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "the cancel function failed");
   }
   p2p::cancel(*r); // a request that already matched simply completes normally

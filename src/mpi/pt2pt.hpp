@@ -28,7 +28,7 @@ void proc_null_status(MPI_Status *st);
 MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind);
 
 // Starts a send or receive of `count` elements of `t` on `req`. Contiguous types go in place;
-// others through req.staging (a receive unpacks on completion). `handle` keeps a derived type
+// others through a staging copy (a receive unpacks on completion). `handle` keeps a derived type
 // alive while a receive is pending.
 void start_typed_send(Rank &self, p2p::Request &req, const p2p::Route &route,
                       const datatype::Type &t, const void *buf, std::size_t count,
@@ -50,7 +50,7 @@ p2p::Request *find_request(Rank &self, MPI_Request h, const char *fn, int *err);
 // Whether a request is an inactive persistent one (treated like MPI_REQUEST_NULL by completion
 // calls, with an empty status).
 inline bool inactive(const p2p::Request &r) noexcept {
-  return r.op && !r.active;
+  return r.op() && !r.active;
 }
 // Finishes a completed request for the caller: status, error, handle freed (persistent: made
 // inactive).

@@ -26,8 +26,8 @@ int init_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   r.persistent = true;
   r.active = false;
   r.complete = false;
-  r.op = std::make_unique<p2p::Persistent>();
-  p2p::Persistent &op = *r.op;
+  r.ext().op = std::make_unique<p2p::Persistent>();
+  p2p::Persistent &op = *r.op();
   op.kind = kind;
   op.mode = mode;
   op.buf = const_cast<void *>(buf);
@@ -44,10 +44,10 @@ int init_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
 }
 
 int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
-  if (!r.op) return raise(r.comm, MPI_ERR_REQUEST, fn, "%s is not a persistent request", what);
+  if (!r.op()) return raise(r.comm, MPI_ERR_REQUEST, fn, "%s is not a persistent request", what);
   if (r.active)
     return raise(r.comm, MPI_ERR_REQUEST, fn, "%s is already active (complete it first)", what);
-  p2p::Persistent &op = *r.op;
+  p2p::Persistent &op = *r.op();
   r.active = true;
   r.cancelled = false;
   r.status_error = MPI_SUCCESS;
@@ -61,7 +61,7 @@ int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
   }
   const datatype::Type &t = *op.type;
   if (op.kind == p2p::Kind::Recv) {
-    r.dtype = op.type;
+    r.ext().dtype = op.type;
     start_typed_recv(self, r, op.context, op.peer, op.tag, t, MPI_DATATYPE_NULL, op.buf, op.count,
                      op.bytes);
     return MPI_SUCCESS;
@@ -70,10 +70,10 @@ int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
   if (op.mode == p2p::Mode::Buffered) {
     const void *data = datatype::data_start(t, op.buf);
     if (!t.contiguous) {
-      if (!r.staging)
-        r.staging = std::make_unique_for_overwrite<std::byte[]>(op.bytes ? op.bytes : 1);
-      datatype::pack(t, op.buf, op.count, 0, r.staging.get(), op.bytes);
-      data = r.staging.get();
+      if (!r.ext().staging)
+        r.ext().staging = std::make_unique_for_overwrite<std::byte[]>(op.bytes ? op.bytes : 1);
+      datatype::pack(t, op.buf, op.count, 0, r.ext().staging.get(), op.bytes);
+      data = r.ext().staging.get();
     }
     if (int e = p2p::start_bsend(route, data, op.bytes); e != MPI_SUCCESS) {
       r.active = false;
@@ -133,12 +133,12 @@ extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   // All handles are checked before any operation starts.
   for (int i = 0; i < count; ++i) {
     p2p::Request *r = self->requests.find(array_of_requests[i]);
-    if (!r || !r->op || r->active)
+    if (!r || !r->op() || r->active)
       return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "array_of_requests[%d]=0x%x is %s", i,
                    static_cast<unsigned>(array_of_requests[i]),
-                   !r       ? "not a valid request"
-                   : !r->op ? "not a persistent request"
-                            : "already active");
+                   !r         ? "not a valid request"
+                   : !r->op() ? "not a persistent request"
+                              : "already active");
   }
   for (int i = 0; i < count; ++i)
     if (int e = start_one(*self, *self->requests.find(array_of_requests[i]), fn,
@@ -162,7 +162,7 @@ extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
   r.kind = p2p::Kind::Generalized;
   r.comm = MPI_COMM_WORLD;
   r.complete = false;
-  r.grequest = std::make_unique<p2p::Generalized>(
+  r.ext().grequest = std::make_unique<p2p::Generalized>(
       p2p::Generalized{query_fn, free_fn, cancel_fn, extra_state});
   *request = r.handle;
   return MPI_SUCCESS;

@@ -55,10 +55,7 @@ void RequestTable::release(Request &r) noexcept {
   }
   r.handle = MPI_REQUEST_NULL;
   // Give back what a datatype, persistent or generalized request held, now rather than at reuse.
-  r.staging.reset();
-  r.dtype.reset();
-  r.op.reset();
-  r.grequest.reset();
+  r.extra.reset();
   r.on_complete = nullptr;
   free_requests_.push_back(&r);
 }

@@ -59,19 +59,15 @@ struct Request : matching::PostedReceive {
   // The communicator the call named: its error handler reports this request's failures.
   MPI_Comm comm = MPI_COMM_NULL;
 
-  // Non-contiguous datatypes (src/mpi/pt2pt.cpp): the packed copy a send sends from or a receive
-  // lands in; a receive unpacks it into `user_count` elements of `dtype` at `user_buf` when it
-  // completes (on_complete).
-  std::unique_ptr<std::byte[]> staging;
-  std::shared_ptr<const datatype::Type> dtype;
-  void *user_buf = nullptr;
-  std::size_t user_count = 0;
-  // MPI_*_init: the operation MPI_Start repeats (`persistent` is set); `active` from MPI_Start
-  // until the completion is reported.
-  std::unique_ptr<Persistent> op;
+  // MPI_*_init: `persistent` is set (Extra::op); `active` from MPI_Start until the completion is
+  // reported.
   bool active = false;
-  // MPI_Grequest_start: the user's callbacks.
-  std::unique_ptr<Generalized> grequest;
+  // What only non-contiguous, persistent and generalized requests need (one pointer here keeps
+  // the common Request small and cheap to make).
+  struct Extra;
+  std::unique_ptr<Extra> extra;
+  Extra &ext();
+  Persistent *op() const noexcept;
 };
 
 // What a persistent request repeats (src/mpi/pt2pt_persistent.cpp).
@@ -95,6 +91,28 @@ struct Generalized {
   MPI_Grequest_cancel_function *cancel = nullptr;
   void *extra_state = nullptr;
 };
+
+struct Request::Extra {
+  // Non-contiguous datatypes (src/mpi/pt2pt.cpp): the packed copy a send sends from or a receive
+  // lands in; a receive unpacks it into `user_count` elements of `dtype` at `user_buf` when it
+  // completes (on_complete).
+  std::unique_ptr<std::byte[]> staging;
+  std::shared_ptr<const datatype::Type> dtype;
+  void *user_buf = nullptr;
+  std::size_t user_count = 0;
+  // MPI_*_init: the operation MPI_Start repeats.
+  std::unique_ptr<Persistent> op;
+  // MPI_Grequest_start: the user's callbacks.
+  std::unique_ptr<Generalized> grequest;
+};
+
+inline Request::Extra &Request::ext() {
+  if (!extra) extra = std::make_unique<Extra>();
+  return *extra;
+}
+inline Persistent *Request::op() const noexcept {
+  return extra ? extra->op.get() : nullptr;
+}
 
 // A message taken out of matching by MPI_Mprobe / MPI_Improbe, until MPI_Mrecv / MPI_Imrecv.
 struct MatchedMessage {
