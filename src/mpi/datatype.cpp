@@ -1,5 +1,5 @@
 // src/mpi/datatype.cpp — the MPI datatype functions: the constructors of derived types, commit
-// and free, the queries (size, extents, names, envelope and contents), MPI_Get_count /
+// and free, the queries (size, extents, names, envelope and contents), attributes, MPI_Get_count /
 // MPI_Get_elements and the status setters, MPI_Pack / MPI_Unpack (native and "external32"),
 // MPI_Get_address and MPI_Type_match_size. The types themselves live in src/datatype.
 #include "datatype/layout.hpp"
@@ -298,9 +298,20 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   if (!newtype) return null_arg(fn, "newtype");
   AMPI_RESOLVE(old, oldtype, fn, "oldtype")
   auto d = datatype::make_dup(old);
-  // A duplicate of a committed type is committed.
+  // A duplicate of a committed type is committed, and gets the attributes copy callbacks give.
   d->type.committed = !old.derived || old.derived->type.committed;
-  return finish_new(*self, std::move(d), newtype);
+  const MPI_Datatype h = self->types.add(std::move(d));
+  if (auto it = self->type_attrs.find(oldtype);
+      it != self->type_attrs.end() && !it->second.empty()) {
+    comm::AttrStore copied;
+    if (int e = comm::copy_attrs(self->comm_objects.keyvals, it->second, oldtype, copied, h)) {
+      self->types.remove(h);
+      return raise(kWorld, e, fn, "an attribute copy callback returned %d", e);
+    }
+    if (!copied.empty()) self->type_attrs[h] = std::move(copied);
+  }
+  *newtype = h;
+  return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Type_dup)
 
@@ -324,6 +335,11 @@ extern "C" int PMPI_Type_free(MPI_Datatype *datatype) {
     return raise(kWorld, MPI_ERR_TYPE, fn, "datatype=%s is predefined and cannot be freed",
                  type_label(*datatype));
   if (!self->types.find(*datatype)) return bad_type(*datatype, kWorld, fn, &err), err;
+  if (auto it = self->type_attrs.find(*datatype); it != self->type_attrs.end()) {
+    if (int e = comm::delete_all_attrs(self->comm_objects.keyvals, it->second, *datatype))
+      return raise(kWorld, e, fn, "an attribute delete callback returned %d", e);
+    self->type_attrs.erase(it);
+  }
   // Types built from it and pending operations hold the record itself.
   self->types.remove(*datatype);
   *datatype = MPI_DATATYPE_NULL;
@@ -483,6 +499,94 @@ extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, i
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Type_get_contents)
+
+// ---- attributes (keyvals and stores: src/comm/objects.hpp) ------------------------------------
+
+extern "C" int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                                       MPI_Type_delete_attr_function *type_delete_attr_fn,
+                                       int *type_keyval, void *extra_state) {
+  static constexpr const char *fn = "MPI_Type_create_keyval";
+  AMPI_ENTER(fn)
+  (void)err;
+  if (!type_keyval) return null_arg(fn, "type_keyval");
+  comm::CopyAttrFn *copy = type_copy_attr_fn;
+  comm::DeleteAttrFn *del = type_delete_attr_fn;
+  if (copy == &MPI_TYPE_NULL_COPY_FN) copy = nullptr;
+  if (del == &MPI_TYPE_NULL_DELETE_FN) del = nullptr;
+  *type_keyval = self->comm_objects.keyvals.create(comm::ObjectKind::Type, copy, del, extra_state);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Type_create_keyval)
+
+namespace {
+comm::Keyval *type_keyval(Rank &self, int keyval, const char *fn, int *err) {
+  comm::Keyval *k = self.comm_objects.keyvals.find(keyval, comm::ObjectKind::Type);
+  if (!k)
+    *err = raise(kWorld, MPI_ERR_KEYVAL, fn,
+                 "type_keyval=%d is not a datatype keyval (or was freed)", keyval);
+  return k;
+}
+} // namespace
+
+extern "C" int PMPI_Type_free_keyval(int *type_keyval_handle) {
+  static constexpr const char *fn = "MPI_Type_free_keyval";
+  AMPI_ENTER(fn)
+  if (!type_keyval_handle) return null_arg(fn, "type_keyval");
+  comm::Keyval *k = type_keyval(*self, *type_keyval_handle, fn, &err);
+  if (!k) return err;
+  k->freed = true; // values still attached keep it alive for their delete callbacks
+  self->comm_objects.keyvals.release(*type_keyval_handle);
+  *type_keyval_handle = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Type_free_keyval)
+
+extern "C" int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval_handle,
+                                  void *attribute_val) {
+  static constexpr const char *fn = "MPI_Type_set_attr";
+  AMPI_ENTER(fn)
+  AMPI_RESOLVE(t, datatype, fn, "datatype")
+  if (!type_keyval(*self, type_keyval_handle, fn, &err)) return err;
+  if (int e = comm::set_attr(self->comm_objects.keyvals, self->type_attrs[datatype], datatype,
+                             type_keyval_handle, attribute_val))
+    return raise(kWorld, e, fn, "the delete callback of the old value returned %d", e);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Type_set_attr)
+
+extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval_handle,
+                                  void *attribute_val, int *flag) {
+  static constexpr const char *fn = "MPI_Type_get_attr";
+  AMPI_ENTER(fn)
+  AMPI_RESOLVE(t, datatype, fn, "datatype")
+  if (!attribute_val || !flag) return null_arg(fn, "attribute_val or flag");
+  if (!type_keyval(*self, type_keyval_handle, fn, &err)) return err;
+  void **v = nullptr;
+  if (auto it = self->type_attrs.find(datatype); it != self->type_attrs.end())
+    v = it->second.find(type_keyval_handle);
+  *flag = v != nullptr;
+  if (v) *static_cast<void **>(attribute_val) = *v;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Type_get_attr)
+
+extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval_handle) {
+  static constexpr const char *fn = "MPI_Type_delete_attr";
+  AMPI_ENTER(fn)
+  AMPI_RESOLVE(t, datatype, fn, "datatype")
+  if (!type_keyval(*self, type_keyval_handle, fn, &err)) return err;
+  auto it = self->type_attrs.find(datatype);
+  const int e =
+      it == self->type_attrs.end()
+          ? MPI_ERR_KEYVAL
+          : comm::delete_attr(self->comm_objects.keyvals, it->second, datatype, type_keyval_handle);
+  if (e == MPI_ERR_KEYVAL)
+    return raise(kWorld, e, fn, "the datatype has no attribute for type_keyval=%d",
+                 type_keyval_handle);
+  if (e != MPI_SUCCESS) return raise(kWorld, e, fn, "the delete callback returned %d", e);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Type_delete_attr)
 
 // ---- counts in statuses ----------------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 200 stubs.
+// 195 stubs.
 
 #include "mpi/errors.hpp"
 
@@ -231,32 +231,6 @@ extern "C" int PMPI_Win_delete_attr(MPI_Win, int) {
   return ampi::mpi::unsupported("MPI_Win_delete_attr");
 }
 AMPI_PMPI_ALIAS(MPI_Win_delete_attr)
-
-extern "C" int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *,
-                                       MPI_Type_delete_attr_function *, int *, void *) {
-  return ampi::mpi::unsupported("MPI_Type_create_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_keyval)
-
-extern "C" int PMPI_Type_free_keyval(int *) {
-  return ampi::mpi::unsupported("MPI_Type_free_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Type_free_keyval)
-
-extern "C" int PMPI_Type_set_attr(MPI_Datatype, int, void *) {
-  return ampi::mpi::unsupported("MPI_Type_set_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Type_set_attr)
-
-extern "C" int PMPI_Type_get_attr(MPI_Datatype, int, void *, int *) {
-  return ampi::mpi::unsupported("MPI_Type_get_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Type_get_attr)
-
-extern "C" int PMPI_Type_delete_attr(MPI_Datatype, int) {
-  return ampi::mpi::unsupported("MPI_Type_delete_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Type_delete_attr)
 
 extern "C" int PMPI_Win_set_name(MPI_Win, const char *) {
   return ampi::mpi::unsupported("MPI_Win_set_name");

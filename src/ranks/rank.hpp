@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ampi {
@@ -64,6 +65,8 @@ public:
   std::vector<std::string> predefined_type_names;
   std::vector<p2p::MatchedMessage> matched_messages;
   std::vector<unsigned> free_message_slots;
+  // Datatype attributes (MPI_Type_set_attr), by handle; keyvals live in comm_objects.keyvals.
+  std::unordered_map<MPI_Datatype, comm::AttrStore> type_attrs;
   // ---- end of the dtype area ----
 
   bool initialized = false;

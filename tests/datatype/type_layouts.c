@@ -463,6 +463,45 @@ static void misc(void) {
   CHECK_MPI(MPI_Type_free(&t));
 }
 
+static int count_delete(MPI_Datatype t, int keyval, void *value, void *extra) {
+  (void)t;
+  (void)keyval;
+  (void)value;
+  ++*(int *)extra;
+  return MPI_SUCCESS;
+}
+
+static void attributes(void) {
+  int deleted = 0, key = MPI_KEYVAL_INVALID, flag = -1, v1 = 11, v2 = 22;
+  int *got = NULL;
+  MPI_Datatype t, d;
+  CHECK_MPI(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, count_delete, &key, &deleted));
+  CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &t));
+  CHECK_MPI(MPI_Type_get_attr(t, key, &got, &flag));
+  CHECK(!flag, "attribute before it was set");
+  CHECK_MPI(MPI_Type_set_attr(t, key, &v1));
+  CHECK_MPI(MPI_Type_dup(t, &d)); /* MPI_TYPE_DUP_FN copies the value */
+  CHECK_MPI(MPI_Type_get_attr(d, key, &got, &flag));
+  CHECK(flag && got == &v1, "attribute of the duplicate");
+  CHECK_MPI(MPI_Type_set_attr(t, key, &v2)); /* replaces: the old value's delete runs */
+  CHECK(deleted == 1, "delete callbacks %d after replacing", deleted);
+  CHECK_MPI(MPI_Type_get_attr(t, key, &got, &flag));
+  CHECK(flag && got == &v2, "replaced attribute");
+  CHECK_MPI(MPI_Type_free(&t));
+  CHECK(deleted == 2, "delete callbacks %d after MPI_Type_free", deleted);
+  CHECK_MPI(MPI_Type_delete_attr(d, key));
+  CHECK(deleted == 3, "delete callbacks %d after MPI_Type_delete_attr", deleted);
+  CHECK_MPI(MPI_Type_get_attr(d, key, &got, &flag));
+  CHECK(!flag, "attribute after delete");
+  CHECK_MPI(MPI_Type_free(&d));
+  CHECK_MPI(MPI_Type_set_attr(MPI_INT, key, &v1)); /* predefined types hold attributes too */
+  CHECK_MPI(MPI_Type_get_attr(MPI_INT, key, &got, &flag));
+  CHECK(flag && got == &v1, "attribute on MPI_INT");
+  CHECK_MPI(MPI_Type_delete_attr(MPI_INT, key));
+  CHECK_MPI(MPI_Type_free_keyval(&key));
+  CHECK(key == MPI_KEYVAL_INVALID && deleted == 4, "free_keyval: key %d deleted %d", key, deleted);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   predefined_types();
@@ -472,6 +511,7 @@ int main(int argc, char **argv) {
   pack_round_trip();
   external32();
   misc();
+  attributes();
   MPI_Barrier(MPI_COMM_WORLD);
   mt_ok("type_layouts");
   MPI_Finalize();
