@@ -15,7 +15,7 @@ Input predefined_input(MPI_Datatype t) {
   in.type = predefined(t);
   if (!in.type) return in;
   in.layout = predefined_layout(t);
-  in.elements = 1;
+  in.elements = pair_value_size(t) ? 2 : 1;
   in.align = predefined_align(t);
   in.handle = t;
   return in;
@@ -368,7 +368,12 @@ long long elements_in(const Input &t, std::size_t bytes) {
   if (!size) return 0;
   const auto full = static_cast<long long>(bytes / size);
   std::size_t rest = bytes % size;
-  if (!t.derived) return rest ? -1 : full;
+  if (!t.derived) {
+    // A value-index pair counts as its two elements (MPI defines the pairs as structs).
+    if (const std::size_t v = pair_value_size(t.handle))
+      return rest == 0 ? 2 * full : rest == v ? 2 * full + 1 : -1;
+    return rest ? -1 : full;
+  }
   long long n = full * static_cast<long long>(t.elements);
   if (!rest) return n;
   long long part = 0;
@@ -388,7 +393,10 @@ long long elements_in(const Input &t, std::size_t bytes) {
 }
 
 std::size_t bytes_for_elements(const Input &t, std::size_t n) {
-  if (!t.derived) return n * t.type->size;
+  if (!t.derived) {
+    if (const std::size_t v = pair_value_size(t.handle)) return n / 2 * t.type->size + n % 2 * v;
+    return n * t.type->size;
+  }
   if (!t.elements) return 0;
   std::size_t bytes = (n / t.elements) * t.type->size;
   std::size_t rest = n % t.elements;

@@ -49,7 +49,7 @@ struct Derived {
 struct Input {
   const Type *type = nullptr;
   const Layout *layout = nullptr;
-  std::size_t elements = 1;
+  std::size_t elements = 1; // predefined elements in one (2 for the value-index pairs)
   std::size_t align = 1;
   bool explicit_bounds = false;
   MPI_Datatype handle = MPI_DATATYPE_NULL;
@@ -61,6 +61,8 @@ Input predefined_input(MPI_Datatype t);
 // The Layout of a predefined type (type.cpp): one block, or two for the padded pair types.
 const Layout *predefined_layout(MPI_Datatype t) noexcept;
 std::size_t predefined_align(MPI_Datatype t) noexcept;
+// The value's bytes of a value-index pair type (MPI_DOUBLE_INT: 8), 0 for other types.
+std::size_t pair_value_size(MPI_Datatype t) noexcept;
 Input derived_input(MPI_Datatype handle, std::shared_ptr<const Derived> d);
 
 // The constructors (MPI semantics; arguments already checked). `ints`/`aints` of the result are

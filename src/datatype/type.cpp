@@ -128,6 +128,13 @@ const Layout *predefined_layout(MPI_Datatype t) noexcept {
                                                             : nullptr;
 }
 
+std::size_t pair_value_size(MPI_Datatype t) noexcept {
+  const unsigned i = index_of(t);
+  return i >= 1 && i < static_cast<unsigned>(kBuiltinCount) && kShapes[i].index_size
+             ? kShapes[i].value_size
+             : 0;
+}
+
 std::size_t predefined_align(MPI_Datatype t) noexcept {
   const unsigned i = index_of(t);
   return i >= 1 && i < static_cast<unsigned>(kBuiltinCount) ? kShapes[i].align : 1;

@@ -385,6 +385,15 @@ static void elements_and_count(void) {
   CHECK_MPI(MPI_Get_elements(&st, t, &n));
   CHECK(n == 4, "elements %d", n);
   CHECK_MPI(MPI_Type_free(&t));
+  /* A value-index pair is two elements (MPI defines the pairs as structs). */
+  CHECK_MPI(MPI_Status_set_elements(&st, MPI_BYTE, 12 + 8)); /* a pair and a double */
+  CHECK_MPI(MPI_Get_elements(&st, MPI_DOUBLE_INT, &n));
+  CHECK(n == 3, "MPI_DOUBLE_INT elements %d, expected 3", n);
+  CHECK_MPI(MPI_Get_count(&st, MPI_DOUBLE_INT, &n));
+  CHECK(n == MPI_UNDEFINED, "MPI_DOUBLE_INT count %d", n);
+  CHECK_MPI(MPI_Status_set_elements(&st, MPI_SHORT_INT, 5)); /* 2 pairs and a short */
+  CHECK_MPI(MPI_Get_elements(&st, MPI_BYTE, &n));
+  CHECK(n == 14, "bytes of 5 MPI_SHORT_INT elements %d, expected 14", n);
   CHECK_MPI(MPI_Status_set_cancelled(&st, 1));
   CHECK_MPI(MPI_Test_cancelled(&st, &n));
   CHECK(n, "MPI_Status_set_cancelled");

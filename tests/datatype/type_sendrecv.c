@@ -290,7 +290,12 @@ static void pair_types(void) {
     s[k].v = (short)(rank * 3 + k);
     s[k].i = -k - 1;
   }
-  exchange(s, 3, MPI_SHORT_INT, r, 3, MPI_SHORT_INT, 13);
+  MPI_Status st = exchange(s, 3, MPI_SHORT_INT, r, 3, MPI_SHORT_INT, 13);
+  int n = -1;
+  CHECK_MPI(MPI_Get_elements(&st, MPI_SHORT_INT, &n));
+  CHECK(n == 6, "elements of 3 MPI_SHORT_INT %d, expected 6", n);
+  CHECK_MPI(MPI_Get_count(&st, MPI_SHORT_INT, &n));
+  CHECK(n == 3, "count %d", n);
   for (k = 0; k < 3; ++k)
     CHECK(r[k].v == from * 3 + k && r[k].i == -k - 1, "MPI_SHORT_INT r[%d]", k);
 }
