@@ -4,6 +4,7 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "datatype/layout.hpp"
 #include "matching/engine.hpp"
 #include "p2p/request.hpp"
 #include "ranks/task.hpp"
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ampi {
@@ -47,11 +49,25 @@ public:
   comm::GroupTable groups;
   std::vector<UserErrhandler> errhandlers; // handle 0x54000000 | (index + 2)
   BsendBuffer bsend;
+  // comm area: attribute keys, info objects, user error classes and codes (src/comm/objects.hpp).
+  comm::Registry comm_objects;
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
   // The rank's own copy of the program's arguments, as its main gets them (argv points into
   // args). Kept here rather than on the rank's stack, which exit() drops without unwinding.
   std::vector<std::string> args;
   std::vector<char *> argv;
+
+  // ---- datatypes and matched probes (dtype area) ----
+  // Derived datatype handles (0x8c000000 | slot); names given to predefined types with
+  // MPI_Type_set_name (by predefined index; empty: the standard name); messages taken by
+  // MPI_Mprobe / MPI_Improbe until MPI_Mrecv / MPI_Imrecv (handle 0x74000000 | slot).
+  datatype::TypeTable types;
+  std::vector<std::string> predefined_type_names;
+  std::vector<p2p::MatchedMessage> matched_messages;
+  std::vector<unsigned> free_message_slots;
+  // Datatype attributes (MPI_Type_set_attr), by handle; keyvals live in comm_objects.keyvals.
+  std::unordered_map<MPI_Datatype, comm::AttrStore> type_attrs;
+  // ---- end of the dtype area ----
 
   bool initialized = false;
   int thread_level = MPI_THREAD_SINGLE; // what MPI_Init(_thread) provided
