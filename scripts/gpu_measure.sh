@@ -16,9 +16,10 @@ sizes="8 65536 4194304 67108864"
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-ours() { # case mode np [env...] -> lines "mode size lat bw"
-  local np=$1 mode=$2; shift 2
-  env "$@" timeout 300 ampirun -np "$np" --vp 2 "$pp" "$mode" $sizes 2>&1 | grep -E "^$mode "
+ours() { # np mode mps [env...] -> lines "mode size lat bw" (a run that hangs is cut at 120 s)
+  local np=$1 mode=$2 mps=$3; shift 3
+  env "$@" timeout 120 ampirun -np "$np" --vp 2 --mps "$mps" "$pp" "$mode" $sizes 2>&1 |
+    grep -E "^$mode "
 }
 perftest() { # port env-for-server env-for-client -> lines "size lat bw"
   local port=$1 senv=$2 cenv=$3
@@ -46,13 +47,15 @@ row() { # label file-ours file-ref file-staging
 
 echo "== (a) two ranks of one process, one GPU"
 CUDA_VISIBLE_DEVICES=0 timeout 120 "$pp" copy $sizes >"$out/a.ref"
-ours 1 direct CUDA_VISIBLE_DEVICES=0 >"$out/a.ours"
-ours 1 staging CUDA_VISIBLE_DEVICES=0 >"$out/a.stage"
+ours 1 direct off CUDA_VISIBLE_DEVICES=0 >"$out/a.ours"
+ours 1 staging off CUDA_VISIBLE_DEVICES=0 >"$out/a.stage"
 cat "$out"/a.*
 
-echo "== (b) two processes, one GPU, MPS"
-ours 2 direct CUDA_VISIBLE_DEVICES=0 >"$out/b.ours"
-ours 2 staging CUDA_VISIBLE_DEVICES=0 >"$out/b.stage"
+echo "== (b) two processes, one GPU, MPS (ampirun --mps on starts the daemon)"
+ours 2 direct on CUDA_VISIBLE_DEVICES=0 >"$out/b.ours"
+ours 2 staging on CUDA_VISIBLE_DEVICES=0 >"$out/b.stage"
+echo "== (b') the same without MPS (the GPU time-slices between the two processes)"
+ours 2 direct off CUDA_VISIBLE_DEVICES=0 >"$out/bx.ours"
 mps=$(mktemp -d)
 export CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
@@ -64,8 +67,8 @@ cat "$out"/b.*
 
 if [[ $ngpu -ge 2 ]]; then
   echo "== (c) two processes, two GPUs"
-  ours 2 direct CUDA_VISIBLE_DEVICES=0,1 >"$out/c.ours"
-  ours 2 staging CUDA_VISIBLE_DEVICES=0,1 >"$out/c.stage"
+  ours 2 direct off CUDA_VISIBLE_DEVICES=0,1 >"$out/c.ours"
+  ours 2 staging off CUDA_VISIBLE_DEVICES=0,1 >"$out/c.stage"
   perftest 13500 CUDA_VISIBLE_DEVICES=0 CUDA_VISIBLE_DEVICES=1 >"$out/c.ref"
   cat "$out"/c.*
 fi
@@ -76,5 +79,6 @@ printf "%-26s %10s %11s %9s %11s %9s %11s %9s\n" case bytes ours_us ours_GB/s re
   staging_us staging_GB/s
 row "(a) 1 process, 1 GPU" "$out/a.ours" "$out/a.ref" "$out/a.stage"
 row "(b) 2 processes, 1 GPU" "$out/b.ours" "$out/b.ref" "$out/b.stage"
+row "(b') same, no MPS" "$out/bx.ours" /dev/null /dev/null
 [[ $ngpu -ge 2 ]] && row "(c) 2 processes, 2 GPUs" "$out/c.ours" "$out/c.ref" "$out/c.stage"
 echo "ref: (a) one cuMemcpyAsync+sync device to device; (b), (c) ucx_perftest tag_lat -m cuda"

@@ -80,7 +80,9 @@ bool detail::cuda_loaded_slow() noexcept {
   return false;
 }
 
-const Driver &driver() noexcept { return table(); }
+const Driver &driver() noexcept {
+  return table();
+}
 
 const char *cuda_error_string(CUresult r) noexcept {
   const char *s = nullptr;

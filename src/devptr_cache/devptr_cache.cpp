@@ -36,8 +36,8 @@ MemKind DevPtrCache::lookup(const void *p) {
       fresh = e.stamp == mapping_generation();
     } else {
       std::uint64_t id = 0;
-      fresh = driver().cuPointerGetAttribute(&id, kAttrBufferId, a) == kCudaSuccess &&
-              id == e.stamp;
+      fresh =
+          driver().cuPointerGetAttribute(&id, kAttrBufferId, a) == kCudaSuccess && id == e.stamp;
     }
     if (fresh) {
       ++stats_.hits;
@@ -68,7 +68,9 @@ MemKind DevPtrCache::query(std::uintptr_t a) {
   const CUresult r = driver().cuPointerGetAttributes(5, attrs, values, a);
   ++stats_.queries;
   Entry e;
-  if (r == kCudaSuccess && (managed || memtype == kMemoryTypeDevice) && id != 0) {
+  // (Virtual-memory-management mappings may report buffer id 0: still device memory; a hit then
+  // checks that the address still answers to id 0, which a freed range does not.)
+  if (r == kCudaSuccess && (managed || memtype == kMemoryTypeDevice)) {
     e.kind = managed ? MemKind::Managed : MemKind::Device;
     e.stamp = id;
     e.base = size ? start : a;
@@ -112,8 +114,7 @@ CUstream DevPtrCache::stream_for_current_context(const void *dev_ptr) {
   CUstream s = nullptr;
   // A blocking stream: ordered after the program's work on the legacy default stream (a
   // cudaMemcpy from pageable memory that is still in flight, say).
-  if (CUresult r = d.cuStreamCreate(&s, 0); r != kCudaSuccess)
-    cuda_fail("cuStreamCreate", r);
+  if (CUresult r = d.cuStreamCreate(&s, 0); r != kCudaSuccess) cuda_fail("cuStreamCreate", r);
   streams_.emplace_back(ctx, s);
   return s;
 }
@@ -127,8 +128,8 @@ void DevPtrCache::copy(void *dst, MemKind dst_kind, const void *src, MemKind src
   }
   const Driver &d = driver();
   CUstream s = stream_for_current_context(is_device(dst_kind) ? dst : src);
-  CUresult r = d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
-                               reinterpret_cast<CUdeviceptr>(src), n, s);
+  CUresult r =
+      d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
   if (r != kCudaSuccess) cuda_fail("cuMemcpyAsync", r);
   if ((r = d.cuStreamSynchronize(s)) != kCudaSuccess) cuda_fail("cuStreamSynchronize", r);
 }

@@ -26,7 +26,9 @@ namespace ampi::gpu {
 
 enum class MemKind : std::uint8_t { Host, Device, Managed };
 
-inline bool is_device(MemKind k) noexcept { return k != MemKind::Host; }
+inline bool is_device(MemKind k) noexcept {
+  return k != MemKind::Host;
+}
 
 // Bumped by every mmap/mmap64 made through the dynamic linker (mmap_hook.cpp).
 std::uint64_t mapping_generation() noexcept;

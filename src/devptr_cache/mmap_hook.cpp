@@ -16,7 +16,9 @@ namespace {
 std::atomic<std::uint64_t> generation{1};
 } // namespace
 
-std::uint64_t mapping_generation() noexcept { return generation.load(std::memory_order_acquire); }
+std::uint64_t mapping_generation() noexcept {
+  return generation.load(std::memory_order_acquire);
+}
 
 } // namespace ampi::gpu
 

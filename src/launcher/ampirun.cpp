@@ -186,7 +186,7 @@ struct Options {
   bool tag_output = false;
   std::optional<int> timeout_s; // --timeout: end the job after this many seconds
   MapPolicy map = MapPolicy::block;
-  std::string mps = "auto"; // --mps: auto, on, warn, off
+  std::string mps = "warn";      // --mps: auto, on, warn, off
   std::vector<std::string> argv; // the program and its arguments
 };
 
@@ -211,10 +211,10 @@ void print_usage(std::FILE *out) {
       "                          so the prefix names the process, not the rank); also\n"
       "                          --prefix-output\n"
       "  --oversubscribe         accepted for compatibility (ranks never need their own core)\n"
-      "  --mps auto|on|warn|off  CUDA MPS for processes sharing a GPU: auto (default) starts a\n"
-      "                          private MPS daemon when there are more processes than visible\n"
-      "                          GPUs (warns if it cannot), on starts one whenever a GPU is\n"
-      "                          visible, warn only warns, off does nothing; a daemon already\n"
+      "  --mps auto|on|warn|off  CUDA MPS for processes sharing a GPU: auto starts a private\n"
+      "                          MPS daemon when there are more processes than visible GPUs\n"
+      "                          (warns if it cannot), on starts one whenever a GPU is visible,\n"
+      "                          warn (default) only warns, off does nothing; a daemon already\n"
       "                          named by CUDA_MPS_PIPE_DIRECTORY is used as it is\n"
       "  -h, --help              show this help and exit\n"
       "  --version               show the version and exit\n"
@@ -694,8 +694,8 @@ public:
     const bool shared = processes > gpus;
     if (mode != "on" && !shared) return;
     if (const char *d = std::getenv("CUDA_MPS_PIPE_DIRECTORY"); d && *d) return; // the user's
-    const std::string why = std::to_string(processes) + " processes share " +
-                            std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s");
+    const std::string why = std::to_string(processes) + " processes share " + std::to_string(gpus) +
+                            " GPU" + (gpus == 1 ? "" : "s");
     if (mode == "warn") {
       std::fprintf(stderr,
                    "ampirun: warning: %s; without the CUDA MPS daemon the GPU time-slices "

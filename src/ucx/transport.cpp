@@ -37,9 +37,12 @@ void owned_send_done(void *request, ucs_status_t status, void *user) {
 
 ucs_memory_type_t ucx_memory_type(gpu::MemKind k) {
   switch (k) {
-  case gpu::MemKind::Device: return UCS_MEMORY_TYPE_CUDA;
-  case gpu::MemKind::Managed: return UCS_MEMORY_TYPE_CUDA_MANAGED;
-  case gpu::MemKind::Host: break;
+  case gpu::MemKind::Device:
+    return UCS_MEMORY_TYPE_CUDA;
+  case gpu::MemKind::Managed:
+    return UCS_MEMORY_TYPE_CUDA_MANAGED;
+  case gpu::MemKind::Host:
+    break;
   }
   return UCS_MEMORY_TYPE_HOST;
 }

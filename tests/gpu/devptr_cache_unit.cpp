@@ -17,12 +17,12 @@ using ampi::gpu::DevPtrCache;
 using ampi::gpu::MemKind;
 
 static int failures = 0;
-#define CHECK(c)                                                                               \
-  do {                                                                                         \
-    if (!(c)) {                                                                                \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);               \
-      ++failures;                                                                              \
-    }                                                                                          \
+#define CHECK(c)                                                                                   \
+  do {                                                                                             \
+    if (!(c)) {                                                                                    \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                   \
+      ++failures;                                                                                  \
+    }                                                                                              \
   } while (0)
 
 int main() {
@@ -45,8 +45,8 @@ int main() {
   unsigned dev = 0;
   for (int i = 0; i < 10000000; ++i)
     dev += cache.kind(heap.data() + (i & 4095)) != MemKind::Host;
-  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0)
-                        .count() / 1e7;
+  const double ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / 1e7;
   CHECK(dev == 0);
   CHECK(ns < 100.0);
   // Host-to-host copies are plain copies.
@@ -118,8 +118,8 @@ int main() {
   auto t1 = std::chrono::steady_clock::now();
   for (int i = 0; i < 100000; ++i)
     dev += cache.kind(reinterpret_cast<void *>(d2 + (i & 4095))) == MemKind::Device;
-  const double dns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t1)
-                         .count() / 1e5;
+  const double dns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t1).count() / 1e5;
   CHECK(dev == 100000);
   std::printf("device: %.1f ns per cached answer (buffer id checked)\n", dns);
   sym("cuMemFree_v2")(d2);

@@ -22,10 +22,19 @@ static void *alloc_kind(int kind, size_t n) {
   CUdeviceptr d = 0;
   void *h = NULL;
   switch (kind) {
-  case HOST: h = malloc(n); if (!h) abort(); return h;
-  case DEVICE: GPU_CHECK(cu.MemAlloc(&d, n)); return (void *)d;
-  case MANAGED: GPU_CHECK(cu.MemAllocManaged(&d, n, 1)); return (void *)d;
-  case PINNED: GPU_CHECK(cu.MemAllocHost(&h, n)); return h;
+  case HOST:
+    h = malloc(n);
+    if (!h) abort();
+    return h;
+  case DEVICE:
+    GPU_CHECK(cu.MemAlloc(&d, n));
+    return (void *)d;
+  case MANAGED:
+    GPU_CHECK(cu.MemAllocManaged(&d, n, 1));
+    return (void *)d;
+  case PINNED:
+    GPU_CHECK(cu.MemAllocHost(&h, n));
+    return h;
   case POOL:
     GPU_CHECK(cu.MemAllocAsync(&d, n, NULL));
     GPU_CHECK(cu.StreamSynchronize(NULL));
@@ -36,25 +45,41 @@ static void *alloc_kind(int kind, size_t n) {
 
 static void free_kind(int kind, void *p) {
   switch (kind) {
-  case HOST: free(p); break;
-  case DEVICE: case MANAGED: GPU_CHECK(cu.MemFree((CUdeviceptr)p)); break;
-  case PINNED: GPU_CHECK(cu.MemFreeHost(p)); break;
-  case POOL: GPU_CHECK(cu.MemFreeAsync((CUdeviceptr)p, NULL)); GPU_CHECK(cu.StreamSynchronize(NULL)); break;
+  case HOST:
+    free(p);
+    break;
+  case DEVICE:
+  case MANAGED:
+    GPU_CHECK(cu.MemFree((CUdeviceptr)p));
+    break;
+  case PINNED:
+    GPU_CHECK(cu.MemFreeHost(p));
+    break;
+  case POOL:
+    GPU_CHECK(cu.MemFreeAsync((CUdeviceptr)p, NULL));
+    GPU_CHECK(cu.StreamSynchronize(NULL));
+    break;
   }
 }
 
-static int on_host(int kind) { return kind == HOST || kind == PINNED; }
+static int on_host(int kind) {
+  return kind == HOST || kind == PINNED;
+}
 
 static void put(int kind, void *dst, const void *src, size_t n) {
   if (!n) return;
-  if (on_host(kind)) memcpy(dst, src, n);
-  else GPU_CHECK(cu.MemcpyHtoD((CUdeviceptr)dst, src, n));
+  if (on_host(kind))
+    memcpy(dst, src, n);
+  else
+    GPU_CHECK(cu.MemcpyHtoD((CUdeviceptr)dst, src, n));
   GPU_CHECK(cu.CtxSynchronize()); /* a copy from pageable memory may still be in flight */
 }
 static void get(int kind, void *dst, const void *src, size_t n) {
   if (!n) return;
-  if (on_host(kind)) memcpy(dst, src, n);
-  else GPU_CHECK(cu.MemcpyDtoH(dst, (CUdeviceptr)src, n));
+  if (on_host(kind))
+    memcpy(dst, src, n);
+  else
+    GPU_CHECK(cu.MemcpyDtoH(dst, (CUdeviceptr)src, n));
 }
 
 int main(int argc, char **argv) {
@@ -74,12 +99,13 @@ int main(int argc, char **argv) {
   static const size_t sizes[] = {0, 1, 8, 1000, 8192, 65536, 65537, 1 << 20, 4 << 20, 64 << 20};
   const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
   /* (source kind, destination kind) pairs; the last ones only for some sizes. */
-  static const int pairs[][2] = {{DEVICE, DEVICE}, {DEVICE, HOST},   {HOST, DEVICE},
+  static const int pairs[][2] = {{DEVICE, DEVICE}, {DEVICE, HOST},    {HOST, DEVICE},
                                  {HOST, HOST},     {MANAGED, DEVICE}, {PINNED, DEVICE},
                                  {POOL, DEVICE},   {DEVICE, MANAGED}, {DEVICE, POOL}};
   const int npairs = (int)(sizeof pairs / sizeof pairs[0]);
   void *buf[NKINDS];
-  for (int k = 0; k < NKINDS; ++k) buf[k] = alloc_kind(k, MAXB + SLACK);
+  for (int k = 0; k < NKINDS; ++k)
+    buf[k] = alloc_kind(k, MAXB + SLACK);
   unsigned char *ref = malloc(MAXB + SLACK), *chk = malloc(MAXB + SLACK);
   if (!ref || !chk) abort();
   int failures = 0, checks = 0;
@@ -97,7 +123,8 @@ int main(int argc, char **argv) {
         const int tag = (int)(seed % 1000);
         const int wild = seed % 3 == 0;
         if (sender) {
-          for (size_t i = 0; i < n; ++i) ref[i] = pattern(i, seed);
+          for (size_t i = 0; i < n; ++i)
+            ref[i] = pattern(i, seed);
           put(kind, p, ref, n);
           if (order == 0) { /* receive posted first */
             MPI_Barrier(MPI_COMM_WORLD);
@@ -145,13 +172,18 @@ int main(int argc, char **argv) {
   int total = 0, all_checks = 0;
   MPI_Reduce(&failures, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&checks, &all_checks, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  for (int k = 0; k < NKINDS; ++k) free_kind(k, buf[k]);
+  for (int k = 0; k < NKINDS; ++k)
+    free_kind(k, buf[k]);
   free(ref);
   free(chk);
   if (rank == 0) {
-    if (total == 0) printf("ok gpu_p2p (%d ranks, %d transfers checked)\n", size, all_checks);
-    else printf("FAILED gpu_p2p: %d of %d transfers wrong\n", total, all_checks);
+    if (total == 0)
+      printf("ok gpu_p2p (%d ranks, %d transfers checked)\n", size, all_checks);
+    else
+      printf("FAILED gpu_p2p: %d of %d transfers wrong\n", total, all_checks);
   }
   MPI_Finalize();
+  /* Where a multi-process run stops after the "ok" line, this tells finalize from exit. */
+  fprintf(stderr, "rank %d: finalized\n", rank);
   return total == 0 ? 0 : 1;
 }

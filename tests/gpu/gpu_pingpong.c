@@ -18,7 +18,9 @@ static double now_us(void) {
   return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
-static int iterations(size_t n) { return n <= 65536 ? 2000 : n <= (4u << 20) ? 300 : 40; }
+static int iterations(size_t n) {
+  return n <= 65536 ? 2000 : n <= (4u << 20) ? 300 : 40;
+}
 
 int main(int argc, char **argv) {
   if (gpu_init() != 0) {
@@ -30,10 +32,12 @@ int main(int argc, char **argv) {
   int nsizes = 4;
   if (argc > 2) {
     nsizes = 0;
-    for (int i = 2; i < argc && nsizes < 16; ++i) sizes[nsizes++] = strtoull(argv[i], NULL, 10);
+    for (int i = 2; i < argc && nsizes < 16; ++i)
+      sizes[nsizes++] = strtoull(argv[i], NULL, 10);
   }
   size_t maxn = 8;
-  for (int i = 0; i < nsizes; ++i) if (sizes[i] > maxn) maxn = sizes[i];
+  for (int i = 0; i < nsizes; ++i)
+    if (sizes[i] > maxn) maxn = sizes[i];
 
   if (strcmp(mode, "copy") == 0) {
     CUdeviceptr a, b;
@@ -49,7 +53,10 @@ int main(int argc, char **argv) {
     for (int k = 0; k < nsizes; ++k) {
       const size_t n = sizes[k];
       const int it = iterations(n);
-      for (int i = 0; i < 20; ++i) { copy_async(b, a, n, s); cu.StreamSynchronize(s); }
+      for (int i = 0; i < 20; ++i) {
+        copy_async(b, a, n, s);
+        cu.StreamSynchronize(s);
+      }
       const double t0 = now_us();
       for (int i = 0; i < it; ++i) {
         GPU_CHECK(copy_async(b, a, n, s));

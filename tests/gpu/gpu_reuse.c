@@ -17,7 +17,8 @@
 static int failures;
 
 static void fill_host(unsigned char *p, unsigned seed) {
-  for (int i = 0; i < N; ++i) p[i] = (unsigned char)(i * 7 + seed);
+  for (int i = 0; i < N; ++i)
+    p[i] = (unsigned char)(i * 7 + seed);
 }
 
 /* Sender: sends N bytes at p. Receiver: receives and checks them against seed. */
@@ -59,7 +60,8 @@ int main(int argc, char **argv) {
       GPU_CHECK(cu.MemFree(d));
     }
   } else {
-    for (unsigned round = 1; round <= 3; ++round) exchange(0, peer, NULL, round, "cudaMalloc reuse");
+    for (unsigned round = 1; round <= 3; ++round)
+      exchange(0, peer, NULL, round, "cudaMalloc reuse");
   }
 
   /* 2. Device memory at a reserved address, freed, then host memory mapped at that address. */
@@ -109,7 +111,8 @@ int main(int argc, char **argv) {
     GPU_CHECK(cu.MemRelease(h));
     GPU_CHECK(cu.MemAddressFree(va2, gran));
   } else {
-    for (unsigned seed = 10; seed <= 12; ++seed) exchange(0, peer, NULL, seed, "VMM reuse");
+    for (unsigned seed = 10; seed <= 12; ++seed)
+      exchange(0, peer, NULL, seed, "VMM reuse");
   }
   int total = 0, skipped = 0;
   MPI_Reduce(&failures, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -124,5 +127,7 @@ int main(int argc, char **argv) {
       printf("FAILED gpu_reuse: %d wrong\n", total);
   }
   MPI_Finalize();
+  /* Where a multi-process run stops after the "ok" line, this tells finalize from exit. */
+  fprintf(stderr, "rank %d: finalized\n", rank);
   return total == 0 ? 0 : 1;
 }

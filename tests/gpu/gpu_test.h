@@ -59,20 +59,19 @@ static struct {
   CUresult (*MemCreate)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
                         unsigned long long);
   CUresult (*MemRelease)(CUmemGenericAllocationHandle);
-  CUresult (*MemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-                     unsigned long long);
+  CUresult (*MemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
   CUresult (*MemUnmap)(CUdeviceptr, size_t);
   CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
 } cu;
 static int gpu_device;
 
-#define GPU_CHECK(call)                                                                        \
-  do {                                                                                         \
-    CUresult r_ = (call);                                                                      \
-    if (r_ != 0) {                                                                             \
-      fprintf(stderr, "%s:%d: %s failed: CUDA error %d\n", __FILE__, __LINE__, #call, r_);     \
-      abort();                                                                                 \
-    }                                                                                          \
+#define GPU_CHECK(call)                                                                            \
+  do {                                                                                             \
+    CUresult r_ = (call);                                                                          \
+    if (r_ != 0) {                                                                                 \
+      fprintf(stderr, "%s:%d: %s failed: CUDA error %d\n", __FILE__, __LINE__, #call, r_);         \
+      abort();                                                                                     \
+    }                                                                                              \
   } while (0)
 
 /* Loads the driver, picks a GPU (the local process index modulo the GPU count) and makes its
@@ -80,10 +79,10 @@ static int gpu_device;
 static int gpu_init(void) {
   void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (!h) return -1;
-#define GPU_SYM(field, name)                                                                   \
-  do {                                                                                         \
-    *(void **)&cu.field = dlsym(h, name);                                                      \
-    if (!cu.field) return -1;                                                                  \
+#define GPU_SYM(field, name)                                                                       \
+  do {                                                                                             \
+    *(void **)&cu.field = dlsym(h, name);                                                          \
+    if (!cu.field) return -1;                                                                      \
   } while (0)
   GPU_SYM(Init, "cuInit");
   GPU_SYM(DeviceGetCount, "cuDeviceGetCount");
