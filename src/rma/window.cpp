@@ -1,0 +1,722 @@
+// src/rma/window.cpp — windows, one-sided operations and synchronisation (see window.hpp).
+#include "rma/window.hpp"
+
+#include "coll/coll.hpp"
+#include "comm/context.hpp"
+#include "datatype/datatype.hpp"
+#include "p2p/p2p.hpp"
+#include "ranks/pe.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace ampi::rma {
+
+WindowTable::WindowTable() = default;
+WindowTable::~WindowTable() = default;
+
+Window &WindowTable::add(std::unique_ptr<Window> w) {
+  std::size_t slot = 0;
+  while (slot < slots_.size() && slots_[slot])
+    ++slot;
+  if (slot == slots_.size()) slots_.emplace_back();
+  w->handle = static_cast<MPI_Win>(static_cast<unsigned>(MPI_WIN_NULL) |
+                                   static_cast<unsigned>(slot + 1));
+  slots_[slot] = std::move(w);
+  return *slots_[slot];
+}
+
+std::unique_ptr<Window> WindowTable::remove(MPI_Win h) noexcept {
+  const unsigned slot = (static_cast<unsigned>(h) ^ static_cast<unsigned>(MPI_WIN_NULL)) - 1;
+  if (slot >= slots_.size()) return nullptr;
+  return std::move(slots_[slot]);
+}
+
+Window::~Window() {
+  // Keys before the registrations they name; UCX requests are finished by destroy().
+  targets.clear();
+}
+
+namespace {
+
+constexpr int kTagPost = 1;
+constexpr int kTagComplete = 2;
+
+// ---------------------------------------------------------------------------------------------
+// Waiting for UCX: the rank yields to the others of its PE and drives the network meanwhile.
+
+void wait_request(Pe &pe, ucs_status_ptr_t r) {
+  while (!ucx::test(r))
+    pe.yield();
+}
+
+void wait_pending(Window &w) {
+  Pe &pe = w.self.pe;
+  for (ucs_status_ptr_t r : w.pending)
+    wait_request(pe, r);
+  w.pending.clear();
+}
+
+void add_pending(Window &w, ucs_status_ptr_t r) {
+  if (r) w.pending.push_back(r);
+}
+
+ucx::Transport &transport(Window &w) { return *w.self.pe.transport(); }
+
+// Endpoint and keys of a target of a remote-capable window, on first use.
+Target &prepare(Window &w, Target &t) {
+  if (t.ep) return t;
+  t.ep = transport(w).ucp_endpoint(t.pe);
+  if (!t.ctrl_rkey_packed.empty()) t.ctrl_rkey = ucx::RemoteKey(t.ep, t.ctrl_rkey_packed.data());
+  if (!t.local && !t.data_rkey_packed.empty())
+    t.data_rkey = ucx::RemoteKey(t.ep, t.data_rkey_packed.data());
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control words: plain memory in PE-local windows, UCX atomics otherwise.
+
+std::uint64_t *word(const Target &t, std::size_t off) {
+  return reinterpret_cast<std::uint64_t *>(static_cast<std::uintptr_t>(t.ctrl + off));
+}
+
+// Atomically: old = *word; if (cswap) { if (old == expected) *word = value; } else *word += value.
+std::uint64_t atomic(Window &w, Target &t, std::size_t off, bool cswap, std::uint64_t expected,
+                     std::uint64_t value) {
+  if (!w.remote) {
+    std::uint64_t *p = word(t, off);
+    const std::uint64_t old = *p;
+    if (!cswap)
+      *p = old + value;
+    else if (old == expected)
+      *p = value;
+    return old;
+  }
+  prepare(w, t);
+  std::uint64_t operand = cswap ? expected : value;
+  std::uint64_t reply = value;
+  wait_request(w.self.pe, ucx::atomic64(t.ep, cswap ? UCP_ATOMIC_OP_CSWAP : UCP_ATOMIC_OP_ADD,
+                                        &operand, &reply, t.ctrl + off, t.ctrl_rkey.get()));
+  return reply;
+}
+
+void acquire_exclusive(Window &w, Target &t, std::size_t off, std::uint64_t value) {
+  while (atomic(w, t, off, true, 0, value) != 0)
+    w.self.pe.yield();
+}
+
+void acquire_shared(Window &w, Target &t) {
+  for (;;) {
+    if ((atomic(w, t, kLockOffset, false, 0, 1) & kExclusive) == 0) return;
+    atomic(w, t, kLockOffset, false, 0, std::uint64_t(-1));
+    w.self.pe.yield();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data layout: where the packed bytes of (count, type) lie in memory, as runs.
+
+struct Run {
+  std::ptrdiff_t mem;     // offset from the buffer address
+  std::size_t packed;     // offset in the packed form
+  std::size_t len;
+};
+
+std::vector<Run> runs_of(const datatype::Type &t, std::size_t count) {
+  const std::size_t total = t.size * count;
+  if (total == 0) return {};
+  if (t.contiguous) return {{t.true_lb, 0, total}};
+  // Through the Type interface only: unpack marker bytes into a scratch span and read back where
+  // each packed byte landed (four passes give a 32-bit packed index per byte).
+  const auto n = static_cast<std::ptrdiff_t>(count) - 1;
+  const std::ptrdiff_t lo = t.true_lb + std::min<std::ptrdiff_t>(0, n * t.extent);
+  const std::ptrdiff_t hi = t.true_lb + t.true_extent + std::max<std::ptrdiff_t>(0, n * t.extent);
+  const auto span = static_cast<std::size_t>(hi - lo);
+  std::vector<unsigned char> scratch(span), packed(total);
+  std::vector<std::uint32_t> index(span, 0);
+  std::vector<bool> touched(span);
+  std::fill(packed.begin(), packed.end(), 1);
+  datatype::unpack(t, packed.data(), total, 0, scratch.data() - lo, count);
+  for (std::size_t j = 0; j < span; ++j)
+    touched[j] = scratch[j] == 1;
+  for (int k = 0; k < 4; ++k) {
+    for (std::size_t i = 0; i < total; ++i)
+      packed[i] = static_cast<unsigned char>(i >> (8 * k));
+    std::fill(scratch.begin(), scratch.end(), 0);
+    datatype::unpack(t, packed.data(), total, 0, scratch.data() - lo, count);
+    for (std::size_t j = 0; j < span; ++j)
+      if (touched[j]) index[j] |= std::uint32_t{scratch[j]} << (8 * k);
+  }
+  std::vector<std::pair<std::uint32_t, std::ptrdiff_t>> where;
+  where.reserve(total);
+  for (std::size_t j = 0; j < span; ++j)
+    if (touched[j]) where.emplace_back(index[j], lo + static_cast<std::ptrdiff_t>(j));
+  std::sort(where.begin(), where.end());
+  std::vector<Run> runs;
+  for (auto [p, m] : where) {
+    if (!runs.empty() && runs.back().packed + runs.back().len == p &&
+        runs.back().mem + static_cast<std::ptrdiff_t>(runs.back().len) == m)
+      ++runs.back().len;
+    else
+      runs.push_back({m, p, 1});
+  }
+  return runs;
+}
+
+// The packed bytes of (buf, count, t): the buffer itself when contiguous, else a copy.
+struct Packed {
+  const std::byte *data = nullptr;
+  std::vector<std::byte> copy;
+  std::size_t len = 0;
+};
+
+Packed pack_of(const void *buf, std::size_t count, const datatype::Type &t) {
+  Packed p;
+  p.len = t.size * count;
+  if (t.contiguous) {
+    p.data = static_cast<const std::byte *>(datatype::data_start(t, buf));
+  } else {
+    p.copy.resize(p.len);
+    datatype::pack(t, buf, count, 0, p.copy.data(), p.len);
+    p.data = p.copy.data();
+  }
+  return p;
+}
+
+void unpack_into(const std::byte *in, std::size_t len, void *buf, std::size_t count,
+                 const datatype::Type &t) {
+  if (t.contiguous)
+    std::memcpy(datatype::data_start(t, buf), in, len);
+  else
+    datatype::unpack(t, in, len, 0, buf, count);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Target addresses.
+
+struct Where {
+  std::uint64_t addr = 0; // start of the target buffer (runs are relative to it)
+  ucp_rkey_h rkey = nullptr;
+};
+
+// Resolves (target, disp) for accesses of the given runs; MPI_ERR_RMA_RANGE when out of the
+// window (or of every attached region).
+int locate(Window &w, Target &t, MPI_Aint disp, const std::vector<Run> &runs, Where *out,
+           const char **why) {
+  std::ptrdiff_t lo = 0, hi = 0;
+  if (!runs.empty()) {
+    lo = runs.front().mem;
+    hi = lo;
+    for (const Run &r : runs) {
+      lo = std::min(lo, r.mem);
+      hi = std::max(hi, r.mem + static_cast<std::ptrdiff_t>(r.len));
+    }
+  }
+  if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+    const std::ptrdiff_t off = static_cast<std::ptrdiff_t>(disp) * t.disp_unit;
+    if (runs.empty()) {
+      out->addr = t.base + static_cast<std::uint64_t>(off);
+      return MPI_SUCCESS;
+    }
+    if (off + lo < 0 || static_cast<std::uint64_t>(off + hi) > t.size) {
+      *why = "the access lies outside the target's window memory";
+      return MPI_ERR_RMA_RANGE;
+    }
+    out->addr = t.base + static_cast<std::uint64_t>(off);
+    if (w.remote && !t.local) out->rkey = prepare(w, t).data_rkey.get();
+    return MPI_SUCCESS;
+  }
+  // Dynamic: disp is an address in the target's process.
+  out->addr = static_cast<std::uint64_t>(disp);
+  if (runs.empty()) return MPI_SUCCESS;
+  const std::uint64_t a = out->addr + static_cast<std::uint64_t>(lo);
+  const std::uint64_t b = out->addr + static_cast<std::uint64_t>(hi);
+  if (t.local) {
+    const Ctrl *c = reinterpret_cast<const Ctrl *>(static_cast<std::uintptr_t>(t.ctrl));
+    for (std::uint64_t i = 0; i < c->nregions; ++i)
+      if (c->regions[i].len && a >= c->regions[i].base && b <= c->regions[i].base + c->regions[i].len)
+        return MPI_SUCCESS;
+    *why = "the access lies outside every region attached to the target's dynamic window";
+    return MPI_ERR_RMA_RANGE;
+  }
+  prepare(w, t);
+  for (const Target::DynKey &k : t.dyn)
+    if (a >= k.base && b <= k.base + k.len) {
+      out->rkey = k.key.get();
+      return MPI_SUCCESS;
+    }
+  // Read the target's table of attached regions.
+  auto table = std::make_unique<Ctrl>();
+  wait_request(w.self.pe, ucx::get(t.ep, table.get(), sizeof(Ctrl), t.ctrl, t.ctrl_rkey.get()));
+  for (std::uint64_t i = 0; i < std::min<std::uint64_t>(table->nregions, kMaxRegions); ++i) {
+    const Region &r = table->regions[i];
+    if (r.len && a >= r.base && b <= r.base + r.len) {
+      t.dyn.push_back({r.base, r.len, ucx::RemoteKey(t.ep, r.rkey)});
+      out->rkey = t.dyn.back().key.get();
+      return MPI_SUCCESS;
+    }
+  }
+  *why = "the access lies outside every region attached to the target's dynamic window";
+  return MPI_ERR_RMA_RANGE;
+}
+
+std::byte *local_ptr(const Where &wh) {
+  return reinterpret_cast<std::byte *>(static_cast<std::uintptr_t>(wh.addr));
+}
+
+// Reads the target's packed bytes (runs) into `out` / writes them from `in`.
+void read_target(Window &w, Target &t, const Where &wh, const std::vector<Run> &runs,
+                 std::byte *out, bool wait_now) {
+  if (t.local) {
+    for (const Run &r : runs)
+      std::memcpy(out + r.packed, local_ptr(wh) + r.mem, r.len);
+    return;
+  }
+  t.dirty = true;
+  for (const Run &r : runs) {
+    ucs_status_ptr_t q =
+        ucx::get(t.ep, out + r.packed, r.len, wh.addr + static_cast<std::uint64_t>(r.mem), wh.rkey);
+    if (wait_now)
+      wait_request(w.self.pe, q);
+    else
+      add_pending(w, q);
+  }
+}
+
+void write_target(Window &w, Target &t, const Where &wh, const std::vector<Run> &runs,
+                  const std::byte *in, bool wait_now) {
+  if (t.local) {
+    for (const Run &r : runs)
+      std::memcpy(local_ptr(wh) + r.mem, in + r.packed, r.len);
+    return;
+  }
+  t.dirty = true;
+  for (const Run &r : runs) {
+    ucs_status_ptr_t q =
+        ucx::put(t.ep, in + r.packed, r.len, wh.addr + static_cast<std::uint64_t>(r.mem), wh.rkey);
+    if (wait_now)
+      wait_request(w.self.pe, q);
+    else
+      add_pending(w, q);
+  }
+}
+
+void flush_target(Window &w, Target &t) {
+  if (!t.dirty) return;
+  wait_request(w.self.pe, ucx::flush(t.ep));
+  t.dirty = false;
+}
+
+// Packed bytes <-> an array of the basic type (for the reduction kernels).
+struct Elements {
+  std::byte *data;
+  std::vector<std::byte> copy;
+  std::size_t n;
+};
+
+Elements elements_of(std::byte *packed, std::size_t len, MPI_Datatype basic) {
+  const datatype::Builtin *b = datatype::builtin(basic);
+  Elements e{packed, {}, len / b->size};
+  if (b->size != b->extent) {
+    e.copy.resize(e.n * b->extent);
+    datatype::unpack(*datatype::predefined(basic), packed, len, 0, e.copy.data(), e.n);
+    e.data = e.copy.data();
+  }
+  return e;
+}
+
+void elements_back(const Elements &e, std::byte *packed, std::size_t len, MPI_Datatype basic) {
+  if (e.data != packed) datatype::pack(*datatype::predefined(basic), e.data, e.n, 0, packed, len);
+}
+
+} // namespace
+
+// -----------------------------------------------------------------------------------------------
+// Creation and destruction.
+
+namespace {
+
+struct Record {
+  std::int32_t world, pe;
+  std::uint64_t base, size;
+  std::int32_t disp_unit;
+  std::uint32_t data_rkey_len, ctrl_rkey_len, pad;
+  std::uint64_t ctrl;
+  std::byte data_rkey[kRkeyMax];
+  std::byte ctrl_rkey[kRkeyMax];
+};
+
+} // namespace
+
+int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, const char **why) {
+  Rank &self = w.self;
+  Pe &pe = self.pe;
+  const comm::Comm &c = *w.comm;
+  w.flavor = flavor;
+  w.disp_unit = disp_unit;
+  w.size = static_cast<MPI_Aint>(size);
+  w.remote = false;
+  for (int r = 0; r < c.size(); ++r)
+    if (!pe.local(c.world_rank(r))) w.remote = true;
+  if (flavor == MPI_WIN_FLAVOR_SHARED && w.remote) {
+    *why = "the communicator has members in other processes; ampi shares window memory only "
+           "between the ranks of one process";
+    // Agree (collectively) before failing, so every member returns the same error.
+  }
+  const std::size_t ctrl_bytes =
+      flavor == MPI_WIN_FLAVOR_DYNAMIC ? sizeof(Ctrl) : offsetof(Ctrl, regions);
+
+  if (flavor == MPI_WIN_FLAVOR_SHARED) {
+    if (w.remote) return MPI_ERR_RMA_SHARED;
+    // One block: member i's part follows member i-1's.
+    std::vector<std::uint64_t> sizes(static_cast<std::size_t>(c.size()));
+    const std::uint64_t mine = size;
+    coll::allgather(c, &mine, sizes.data(), sizeof mine);
+    std::uint64_t offset = 0, total = 0;
+    for (int r = 0; r < c.size(); ++r) {
+      if (r == c.rank) offset = total;
+      total += sizes[static_cast<std::size_t>(r)];
+    }
+    std::shared_ptr<std::byte[]> *holder = &w.segment;
+    if (c.rank == 0) w.segment = std::make_shared<std::byte[]>(total + 64);
+    coll::bcast(c, &holder, sizeof holder, 0);
+    if (c.rank != 0) w.segment = *holder;
+    const auto aligned = (reinterpret_cast<std::uintptr_t>(w.segment.get()) + 63) & ~std::uintptr_t{63};
+    w.base = reinterpret_cast<std::byte *>(aligned) + offset;
+  } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+    if (w.remote && size > 0) {
+      w.mem = ucx::Registration(transport(w), nullptr, size);
+      w.base = w.mem.address();
+    } else {
+      w.owned = std::make_unique<std::byte[]>(size ? size : 1);
+      w.base = w.owned.get();
+    }
+  } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
+    w.base = base;
+    if (w.remote && size > 0) w.mem = ucx::Registration(transport(w), base, size);
+  }
+  if (w.remote) {
+    w.ctrl_mem = ucx::Registration(transport(w), nullptr, ctrl_bytes);
+    w.ctrl = static_cast<Ctrl *>(w.ctrl_mem.address());
+  } else {
+    w.ctrl_owned = std::make_unique<std::byte[]>(sizeof(Ctrl));
+    w.ctrl = reinterpret_cast<Ctrl *>(w.ctrl_owned.get());
+  }
+  std::memset(static_cast<void *>(w.ctrl), 0, ctrl_bytes);
+
+  auto rec = std::make_unique<Record>();
+  std::memset(rec.get(), 0, sizeof(Record));
+  rec->world = self.world_rank;
+  rec->pe = pe.config().my_pe;
+  rec->base = reinterpret_cast<std::uintptr_t>(w.base);
+  rec->size = size;
+  rec->disp_unit = disp_unit;
+  rec->ctrl = reinterpret_cast<std::uintptr_t>(w.ctrl);
+  if (w.remote) {
+    if (w.mem.rkey().size() > kRkeyMax || w.ctrl_mem.rkey().size() > kRkeyMax) {
+      *why = "UCX's packed remote key is larger than ampi's limit";
+      return MPI_ERR_INTERN;
+    }
+    rec->data_rkey_len = static_cast<std::uint32_t>(w.mem.rkey().size());
+    std::memcpy(rec->data_rkey, w.mem.rkey().data(), rec->data_rkey_len);
+    rec->ctrl_rkey_len = static_cast<std::uint32_t>(w.ctrl_mem.rkey().size());
+    std::memcpy(rec->ctrl_rkey, w.ctrl_mem.rkey().data(), rec->ctrl_rkey_len);
+  }
+  std::vector<Record> all(static_cast<std::size_t>(c.size()));
+  coll::allgather(c, rec.get(), all.data(), sizeof(Record));
+  w.targets.resize(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Record &r = all[i];
+    Target &t = w.targets[i];
+    t.world = r.world;
+    t.pe = r.pe;
+    t.local = r.pe == pe.config().my_pe;
+    t.base = r.base;
+    t.size = r.size;
+    t.disp_unit = r.disp_unit;
+    t.ctrl = r.ctrl;
+    t.data_rkey_packed.assign(r.data_rkey, r.data_rkey + r.data_rkey_len);
+    t.ctrl_rkey_packed.assign(r.ctrl_rkey, r.ctrl_rkey + r.ctrl_rkey_len);
+  }
+  return MPI_SUCCESS;
+}
+
+void destroy(Window &w) {
+  flush(w, -1);
+  coll::barrier(*w.comm); // nobody accesses our memory any more
+}
+
+int attach(Window &w, void *base, std::size_t len, const char **why) {
+  Ctrl &c = *w.ctrl;
+  for (int i = 0; i < kMaxRegions; ++i) {
+    Region &r = c.regions[i];
+    if (r.len) continue;
+    Attached a{static_cast<std::byte *>(base), len, {}};
+    if (w.remote) {
+      a.reg = ucx::Registration(transport(w), base, len);
+      if (a.reg.rkey().size() > kRkeyMax) {
+        *why = "UCX's packed remote key is larger than ampi's limit";
+        return MPI_ERR_RMA_ATTACH;
+      }
+      r.rkey_len = a.reg.rkey().size();
+      std::memcpy(r.rkey, a.reg.rkey().data(), r.rkey_len);
+    }
+    r.base = reinterpret_cast<std::uintptr_t>(base);
+    r.len = len;
+    c.nregions = std::max<std::uint64_t>(c.nregions, static_cast<std::uint64_t>(i) + 1);
+    w.attached.push_back(std::move(a));
+    return MPI_SUCCESS;
+  }
+  *why = "too many regions attached to this dynamic window (ampi's limit is 32)";
+  return MPI_ERR_RMA_ATTACH;
+}
+
+int detach(Window &w, const void *base, const char **why) {
+  Ctrl &c = *w.ctrl;
+  const auto b = reinterpret_cast<std::uintptr_t>(base);
+  for (int i = 0; i < kMaxRegions; ++i) {
+    Region &r = c.regions[i];
+    if (!r.len || r.base != b) continue;
+    r.len = 0;
+    r.base = 0;
+    for (auto it = w.attached.begin(); it != w.attached.end(); ++it)
+      if (it->base == base) {
+        w.attached.erase(it);
+        break;
+      }
+    return MPI_SUCCESS;
+  }
+  *why = "base is not the start of a region attached to this window";
+  return MPI_ERR_RMA_ATTACH;
+}
+
+bool in_epoch(const Window &w, int target) {
+  if (w.fence || w.lock_all) return true;
+  if (w.targets[static_cast<std::size_t>(target)].lock) return true;
+  if (w.access_open)
+    return std::find(w.access.begin(), w.access.end(), target) != w.access.end();
+  return false;
+}
+
+// -----------------------------------------------------------------------------------------------
+// Operations.
+
+int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
+        MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why) {
+  Target &t = w.targets[static_cast<std::size_t>(target)];
+  const std::vector<Run> runs = runs_of(tt, tcount);
+  Where wh;
+  if (int e = locate(w, t, disp, runs, &wh, why)) return e;
+  if (runs.empty()) return MPI_SUCCESS;
+  Packed src = pack_of(obuf, ocount, ot);
+  // A packed copy must stay until UCX has read it: wait for local completion then.
+  write_target(w, t, wh, runs, src.data, !src.copy.empty());
+  return MPI_SUCCESS;
+}
+
+int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
+        MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why) {
+  Target &t = w.targets[static_cast<std::size_t>(target)];
+  const std::vector<Run> runs = runs_of(tt, tcount);
+  Where wh;
+  if (int e = locate(w, t, disp, runs, &wh, why)) return e;
+  if (runs.empty()) return MPI_SUCCESS;
+  if (ot.contiguous) {
+    read_target(w, t, wh, runs, static_cast<std::byte *>(datatype::data_start(ot, obuf)), false);
+    return MPI_SUCCESS;
+  }
+  std::vector<std::byte> tmp(tt.size * tcount);
+  read_target(w, t, wh, runs, tmp.data(), true);
+  datatype::unpack(ot, tmp.data(), tmp.size(), 0, obuf, ocount);
+  return MPI_SUCCESS;
+}
+
+int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::Type *ot,
+               void *rbuf, std::size_t rcount, const datatype::Type *rt, int target,
+               MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, MPI_Op op,
+               const void *compare, const char **why) {
+  Target &t = w.targets[static_cast<std::size_t>(target)];
+  const std::vector<Run> runs = runs_of(tt, tcount);
+  Where wh;
+  if (int e = locate(w, t, disp, runs, &wh, why)) return e;
+  if (runs.empty()) return MPI_SUCCESS;
+  const std::size_t len = tt.size * tcount;
+  datatype::ReduceFn fn = nullptr;
+  if (!compare && op != MPI_REPLACE && op != MPI_NO_OP) {
+    fn = datatype::reduction(op, tt.basic);
+    if (!fn) {
+      *why = "the operation is not defined for the target datatype";
+      return MPI_ERR_OP;
+    }
+  }
+  Packed src;
+  if (obuf && op != MPI_NO_OP) src = pack_of(obuf, ocount, *ot);
+  Packed cmp;
+  if (compare) cmp = pack_of(compare, 1, tt);
+
+  // The read-modify-write under the target's accumulate lock (only needed where another PE may
+  // interleave: within a PE-local window every operation runs to its end without yielding).
+  if (w.remote) acquire_exclusive(w, t, kAccOffset, 1);
+  std::vector<std::byte> old;
+  const bool need_old = rbuf || fn || compare;
+  if (need_old) {
+    old.resize(len);
+    read_target(w, t, wh, runs, old.data(), true);
+  }
+  if (rbuf) unpack_into(old.data(), len, rbuf, rcount, *rt);
+  const std::byte *next = nullptr;
+  std::vector<std::byte> combined;
+  if (compare) {
+    if (std::memcmp(old.data(), cmp.data, len) == 0) next = src.data;
+  } else if (op == MPI_REPLACE) {
+    next = src.data;
+  } else if (fn) {
+    combined = std::move(old);
+    Elements acc = elements_of(combined.data(), len, tt.basic);
+    std::vector<std::byte> in_copy(src.data, src.data + len);
+    Elements in = elements_of(in_copy.data(), len, tt.basic);
+    fn(in.data, acc.data, acc.n);
+    elements_back(acc, combined.data(), len, tt.basic);
+    next = combined.data();
+  }
+  if (next) {
+    write_target(w, t, wh, runs, next, true);
+    if (w.remote && !t.local) flush_target(w, t);
+  }
+  if (w.remote) atomic(w, t, kAccOffset, false, 0, std::uint64_t(-1));
+  return MPI_SUCCESS;
+}
+
+// -----------------------------------------------------------------------------------------------
+// Synchronisation.
+
+void flush(Window &w, int target) {
+  wait_pending(w);
+  if (!w.remote) return;
+  if (target >= 0) {
+    flush_target(w, w.targets[static_cast<std::size_t>(target)]);
+    return;
+  }
+  for (Target &t : w.targets)
+    flush_target(w, t);
+}
+
+namespace {
+
+void drop_dynamic_keys(Window &w) {
+  if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) return;
+  for (Target &t : w.targets)
+    t.dyn.clear();
+}
+
+p2p::Route route_to(const Window &w, int r, int tag) {
+  return {w.comm->context, w.comm->rank, tag, w.comm->world_rank(r)};
+}
+
+} // namespace
+
+void fence(Window &w, int assert_flags) {
+  flush(w, -1);
+  if (!(assert_flags & MPI_MODE_NOPRECEDE) || !(assert_flags & MPI_MODE_NOSUCCEED))
+    coll::barrier(*w.comm);
+  w.fence = !(assert_flags & MPI_MODE_NOSUCCEED);
+  drop_dynamic_keys(w);
+}
+
+void post(Window &w, std::vector<int> origins) {
+  w.exposure = std::move(origins);
+  w.exposure_done.assign(w.exposure.size(), false);
+  w.exposure_open = true;
+  for (int r : w.exposure)
+    p2p::send(route_to(w, r, kTagPost), nullptr, 0);
+}
+
+void start(Window &w, std::vector<int> targets) {
+  w.access = std::move(targets);
+  w.access_open = true;
+  for (int r : w.access)
+    p2p::recv(w.comm->context, r, kTagPost, nullptr, 0);
+  drop_dynamic_keys(w);
+}
+
+void complete(Window &w) {
+  wait_pending(w);
+  for (int r : w.access) {
+    if (w.remote) flush_target(w, w.targets[static_cast<std::size_t>(r)]);
+    p2p::send(route_to(w, r, kTagComplete), nullptr, 0);
+  }
+  w.access.clear();
+  w.access_open = false;
+}
+
+void wait(Window &w) {
+  for (std::size_t i = 0; i < w.exposure.size(); ++i)
+    if (!w.exposure_done[i]) p2p::recv(w.comm->context, w.exposure[i], kTagComplete, nullptr, 0);
+  w.exposure.clear();
+  w.exposure_done.clear();
+  w.exposure_open = false;
+}
+
+bool test(Window &w) {
+  w.self.pe.poll();
+  bool all = true;
+  for (std::size_t i = 0; i < w.exposure.size(); ++i) {
+    if (w.exposure_done[i]) continue;
+    if (p2p::iprobe(w.comm->context, w.exposure[i], kTagComplete)) {
+      p2p::recv(w.comm->context, w.exposure[i], kTagComplete, nullptr, 0);
+      w.exposure_done[i] = true;
+    } else {
+      all = false;
+    }
+  }
+  if (!all) {
+    w.self.pe.yield();
+    return false;
+  }
+  wait(w);
+  return true;
+}
+
+void lock(Window &w, int type, int target, bool nocheck) {
+  auto one = [&](Target &t) {
+    if (!nocheck) {
+      if (type == MPI_LOCK_EXCLUSIVE)
+        acquire_exclusive(w, t, kLockOffset, kExclusive);
+      else
+        acquire_shared(w, t);
+    }
+    t.lock = nocheck ? -type : type; // negative: held without the lock word (MPI_MODE_NOCHECK)
+  };
+  if (target >= 0) {
+    one(w.targets[static_cast<std::size_t>(target)]);
+    ++w.locks;
+  } else {
+    for (Target &t : w.targets)
+      one(t);
+    w.lock_all = true;
+  }
+  drop_dynamic_keys(w);
+}
+
+void unlock(Window &w, int target) {
+  auto one = [&](Target &t) {
+    flush_target(w, t);
+    if (t.lock == MPI_LOCK_EXCLUSIVE)
+      atomic(w, t, kLockOffset, false, 0, std::uint64_t(0) - kExclusive);
+    else if (t.lock == MPI_LOCK_SHARED)
+      atomic(w, t, kLockOffset, false, 0, std::uint64_t(-1));
+    t.lock = 0;
+  };
+  wait_pending(w);
+  if (target >= 0) {
+    one(w.targets[static_cast<std::size_t>(target)]);
+    --w.locks;
+  } else {
+    for (Target &t : w.targets)
+      one(t);
+    w.lock_all = false;
+  }
+}
+
+} // namespace ampi::rma
