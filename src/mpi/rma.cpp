@@ -36,8 +36,7 @@ int raise_win(rma::Window &w, int code, const char *fn, const char *fmt, ...) {
   const MPI_Errhandler eh = w.errhandler;
   if (eh == MPI_ERRORS_RETURN) return code;
   const unsigned idx = (static_cast<unsigned>(eh) ^ kErrhandlerKind) - 2;
-  if (eh != MPI_ERRORS_ARE_FATAL && idx < w.self.errhandlers.size() &&
-      w.self.errhandlers[idx].fn) {
+  if (eh != MPI_ERRORS_ARE_FATAL && idx < w.self.errhandlers.size() && w.self.errhandlers[idx].fn) {
     // Created by MPI_Win_create_errhandler: called with the window.
     auto *f = reinterpret_cast<MPI_Win_errhandler_function *>(w.self.errhandlers[idx].fn);
     MPI_Win h = w.handle;
@@ -63,17 +62,18 @@ const datatype::Type *win_type(rma::Window &w, MPI_Datatype t, const char *fn, c
 }
 
 #define AMPI_WIN_OR_RETURN(self, w, h, fn)                                                         \
-  rma::Window *w = (self).windows.find(h);                                                        \
+  rma::Window *w = (self).windows.find(h);                                                         \
   if (!w) return no_window(h, fn);
 
-int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_unit,
-                void *baseptr, MPI_Win *win, const char *fn) {
+int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_unit, void *baseptr,
+                MPI_Win *win, const char *fn) {
   Rank *self = enter(fn);
   int err = MPI_SUCCESS;
   comm::Comm *parent = find_comm(*self, comm, fn, &err);
   if (!parent) return err;
   if (!win) return raise(comm, MPI_ERR_ARG, fn, "win=NULL");
-  if (size < 0) return raise(comm, MPI_ERR_SIZE, fn, "size=%ld is negative", static_cast<long>(size));
+  if (size < 0)
+    return raise(comm, MPI_ERR_SIZE, fn, "size=%ld is negative", static_cast<long>(size));
   if (disp_unit <= 0)
     return raise(comm, MPI_ERR_DISP, fn, "disp_unit=%d must be positive", disp_unit);
   if (flavor == MPI_WIN_FLAVOR_CREATE && size > 0 && !base)
@@ -103,8 +103,7 @@ int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_u
 
 // Common checks of an RMA operation on `target`: false (with *err set) if it must not go on,
 // *skip when the target is MPI_PROC_NULL.
-bool check_target(rma::Window &w, int target, MPI_Aint disp, const char *fn, int *err,
-                  bool *skip) {
+bool check_target(rma::Window &w, int target, MPI_Aint disp, const char *fn, int *err, bool *skip) {
   *skip = false;
   if (target == MPI_PROC_NULL) {
     *skip = true;
@@ -138,8 +137,9 @@ bool check_count(rma::Window &w, int count, const char *arg, const char *fn, int
 bool same_size(rma::Window &w, const datatype::Type &a, int na, const datatype::Type &b, int nb,
                const char *what, const char *fn, int *err) {
   if (a.size * static_cast<std::size_t>(na) == b.size * static_cast<std::size_t>(nb)) return true;
-  *err = raise_win(w, MPI_ERR_TYPE, fn, "%s data (%zu bytes) does not match the target's (%zu bytes)",
-                   what, a.size * static_cast<std::size_t>(na), b.size * static_cast<std::size_t>(nb));
+  *err =
+      raise_win(w, MPI_ERR_TYPE, fn, "%s data (%zu bytes) does not match the target's (%zu bytes)",
+                what, a.size * static_cast<std::size_t>(na), b.size * static_cast<std::size_t>(nb));
   return false;
 }
 
@@ -190,15 +190,15 @@ int do_put(const char *fn, const void *oaddr, int ocount, MPI_Datatype otype, in
     const char *why = "";
     if (int e = rma::put(*w, oaddr, static_cast<std::size_t>(ocount), *ot, target, disp,
                          static_cast<std::size_t>(tcount), *tt, &why))
-      return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target,
-                       static_cast<long>(disp), why);
+      return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target, static_cast<long>(disp),
+                       why);
     if (request) rma::flush(*w, target);
   }
   return request ? done_request(*self, *w, request) : MPI_SUCCESS;
 }
 
-int do_get(const char *fn, void *oaddr, int ocount, MPI_Datatype otype, int target,
-           MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
+int do_get(const char *fn, void *oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+           int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
   Rank *self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   int err = MPI_SUCCESS;
@@ -216,8 +216,8 @@ int do_get(const char *fn, void *oaddr, int ocount, MPI_Datatype otype, int targ
     const char *why = "";
     if (int e = rma::get(*w, oaddr, static_cast<std::size_t>(ocount), *ot, target, disp,
                          static_cast<std::size_t>(tcount), *tt, &why))
-      return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target,
-                       static_cast<long>(disp), why);
+      return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target, static_cast<long>(disp),
+                       why);
     if (request) rma::flush(*w, target);
   }
   return request ? done_request(*self, *w, request) : MPI_SUCCESS;
@@ -254,18 +254,18 @@ int do_acc(const char *fn, const void *oaddr, int ocount, MPI_Datatype otype, vo
       return raise_win(*w, MPI_ERR_TYPE, fn, "target_datatype mixes predefined types");
     }
     const char *why = "";
-    if (int e = rma::accumulate(*w, ot ? oaddr : nullptr, static_cast<std::size_t>(ocount), ot,
-                                fetch ? raddr : nullptr, static_cast<std::size_t>(rcount), rt,
-                                target, disp, static_cast<std::size_t>(tcount), *tt, op, nullptr,
-                                &why))
-      return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target,
-                       static_cast<long>(disp), why);
+    if (int e =
+            rma::accumulate(*w, ot ? oaddr : nullptr, static_cast<std::size_t>(ocount), ot,
+                            fetch ? raddr : nullptr, static_cast<std::size_t>(rcount), rt, target,
+                            disp, static_cast<std::size_t>(tcount), *tt, op, nullptr, &why))
+      return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target, static_cast<long>(disp),
+                       why);
   }
   return request ? done_request(*self, *w, request) : MPI_SUCCESS;
 }
 
-std::vector<int> window_ranks(Rank &self, rma::Window &w, MPI_Group group, const char *fn,
-                              int *err, bool *ok) {
+std::vector<int> window_ranks(Rank &self, rma::Window &w, MPI_Group group, const char *fn, int *err,
+                              bool *ok) {
   std::vector<int> out;
   *ok = false;
   const comm::Group *g = self.groups.find(group);
@@ -306,8 +306,8 @@ extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
 }
 AMPI_PMPI_ALIAS(MPI_Win_allocate)
 
-extern "C" int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
-                                        MPI_Comm comm, void *baseptr, MPI_Win *win) {
+extern "C" int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                        void *baseptr, MPI_Win *win) {
   (void)info;
   return make_window(comm, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, baseptr, win,
                      "MPI_Win_allocate_shared");
@@ -361,7 +361,8 @@ extern "C" int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
     return raise_win(*w, MPI_ERR_RMA_FLAVOR, fn, "win was not made by MPI_Win_create_dynamic");
-  if (size < 0) return raise_win(*w, MPI_ERR_SIZE, fn, "size=%ld is negative", static_cast<long>(size));
+  if (size < 0)
+    return raise_win(*w, MPI_ERR_SIZE, fn, "size=%ld is negative", static_cast<long>(size));
   if (size > 0 && !base) return raise_win(*w, MPI_ERR_BASE, fn, "base=NULL");
   if (size == 0) return MPI_SUCCESS;
   const char *why = "";
@@ -425,7 +426,8 @@ extern "C" int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
   static constexpr const char *fn = "MPI_Win_get_name";
   Rank *self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
-  if (!win_name || !resultlen) return raise_win(*w, MPI_ERR_ARG, fn, "win_name or resultlen is NULL");
+  if (!win_name || !resultlen)
+    return raise_win(*w, MPI_ERR_ARG, fn, "win_name or resultlen is NULL");
   std::memcpy(win_name, w->name.c_str(), w->name.size() + 1);
   *resultlen = static_cast<int>(w->name.size());
   return MPI_SUCCESS;
@@ -436,7 +438,8 @@ extern "C" int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   static constexpr const char *fn = "MPI_Win_set_info";
   Rank *self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
-  (void)info; // hints only: ampi's windows have no tunables, and MPI lets an implementation ignore them
+  (void)info; // hints only: ampi's windows have no tunables, and MPI lets an implementation ignore
+              // them
   (void)w;
   return MPI_SUCCESS;
 }
@@ -446,14 +449,25 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, i
   static constexpr const char *fn = "MPI_Win_get_attr";
   Rank *self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
-  if (!attribute_val || !flag) return raise_win(*w, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
+  if (!attribute_val || !flag)
+    return raise_win(*w, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
   void *v = nullptr;
   switch (keyval) {
-  case MPI_WIN_BASE: v = w->base; break;
-  case MPI_WIN_SIZE: v = &w->size; break;
-  case MPI_WIN_DISP_UNIT: v = &w->disp_unit; break;
-  case MPI_WIN_CREATE_FLAVOR: v = &w->flavor; break;
-  case MPI_WIN_MODEL: v = &w->model; break;
+  case MPI_WIN_BASE:
+    v = w->base;
+    break;
+  case MPI_WIN_SIZE:
+    v = &w->size;
+    break;
+  case MPI_WIN_DISP_UNIT:
+    v = &w->disp_unit;
+    break;
+  case MPI_WIN_CREATE_FLAVOR:
+    v = &w->flavor;
+    break;
+  case MPI_WIN_MODEL:
+    v = &w->model;
+    break;
   default:
     return raise_win(*w, MPI_ERR_KEYVAL, fn,
                      "keyval=%d is not a window attribute key (ampi has the predefined ones)",
@@ -558,27 +572,26 @@ extern "C" int PMPI_Accumulate(const void *origin_addr, int origin_count,
                                int target_count, MPI_Datatype target_datatype, MPI_Op op,
                                MPI_Win win) {
   return do_acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, nullptr, 0,
-                MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op,
-                win, false, nullptr);
+                MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op, win,
+                false, nullptr);
 }
 AMPI_PMPI_ALIAS(MPI_Accumulate)
 
 extern "C" int PMPI_Raccumulate(const void *origin_addr, int origin_count,
-                                MPI_Datatype origin_datatype, int target_rank,
-                                MPI_Aint target_disp, int target_count,
-                                MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                                MPI_Request *request) {
+                                MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                                int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                MPI_Win win, MPI_Request *request) {
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Raccumulate", "request=NULL");
   return do_acc("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, nullptr, 0,
-                MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op,
-                win, false, request);
+                MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op, win,
+                false, request);
 }
 AMPI_PMPI_ALIAS(MPI_Raccumulate)
 
 extern "C" int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
                                    MPI_Datatype origin_datatype, void *result_addr,
-                                   int result_count, MPI_Datatype result_datatype,
-                                   int target_rank, MPI_Aint target_disp, int target_count,
+                                   int result_count, MPI_Datatype result_datatype, int target_rank,
+                                   MPI_Aint target_disp, int target_count,
                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
   return do_acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
                 result_count, result_datatype, target_rank, target_disp, target_count,
@@ -588,8 +601,8 @@ AMPI_PMPI_ALIAS(MPI_Get_accumulate)
 
 extern "C" int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                                     MPI_Datatype origin_datatype, void *result_addr,
-                                    int result_count, MPI_Datatype result_datatype,
-                                    int target_rank, MPI_Aint target_disp, int target_count,
+                                    int result_count, MPI_Datatype result_datatype, int target_rank,
+                                    MPI_Aint target_disp, int target_count,
                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                                     MPI_Request *request) {
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rget_accumulate", "request=NULL");
@@ -599,11 +612,10 @@ extern "C" int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
 }
 AMPI_PMPI_ALIAS(MPI_Rget_accumulate)
 
-extern "C" int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
-                                 MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
-                                 MPI_Op op, MPI_Win win) {
-  return do_acc("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype,
-                target_rank, target_disp, 1, datatype, op, win, true, nullptr);
+extern "C" int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                                 int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  return do_acc("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                target_disp, 1, datatype, op, win, true, nullptr);
 }
 AMPI_PMPI_ALIAS(MPI_Fetch_and_op)
 
@@ -619,10 +631,10 @@ extern "C" int PMPI_Compare_and_swap(const void *origin_addr, const void *compar
   const datatype::Type *t = win_type(*w, datatype, fn, "datatype", &err);
   if (!t) return err;
   const datatype::Builtin *b = datatype::builtin(datatype);
-  if (!b || !(b->category == datatype::Category::Int || b->category == datatype::Category::Uint ||
-              b->category == datatype::Category::Char ||
-              b->category == datatype::Category::Logical ||
-              b->category == datatype::Category::Byte))
+  if (!b ||
+      !(b->category == datatype::Category::Int || b->category == datatype::Category::Uint ||
+        b->category == datatype::Category::Char || b->category == datatype::Category::Logical ||
+        b->category == datatype::Category::Byte))
     return raise_win(*w, MPI_ERR_TYPE, fn,
                      "datatype must be a predefined integer, logical or byte type (is %s)",
                      type_label(datatype));
@@ -630,8 +642,8 @@ extern "C" int PMPI_Compare_and_swap(const void *origin_addr, const void *compar
   if (!origin_addr || !compare_addr || !result_addr)
     return raise_win(*w, MPI_ERR_BUFFER, fn, "origin_addr, compare_addr or result_addr is NULL");
   const char *why = "";
-  if (int e = rma::accumulate(*w, origin_addr, 1, t, result_addr, 1, t, target_rank, target_disp,
-                              1, *t, MPI_REPLACE, compare_addr, &why))
+  if (int e = rma::accumulate(*w, origin_addr, 1, t, result_addr, 1, t, target_rank, target_disp, 1,
+                              *t, MPI_REPLACE, compare_addr, &why))
     return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target_rank,
                      static_cast<long>(target_disp), why);
   return MPI_SUCCESS;
@@ -645,13 +657,13 @@ extern "C" int PMPI_Win_fence(int assert_flags, MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_fence";
   Rank *self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
-  constexpr int kValid = MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+  constexpr int kValid =
+      MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
   if (assert_flags & ~kValid)
     return raise_win(*w, MPI_ERR_ASSERT, fn, "assert=%d has bits MPI_Win_fence does not know",
                      assert_flags);
   if (w->access_open || w->exposure_open || w->locks > 0 || w->lock_all)
-    return raise_win(*w, MPI_ERR_RMA_SYNC, fn,
-                     "a start/post or lock epoch is open on this window");
+    return raise_win(*w, MPI_ERR_RMA_SYNC, fn, "a start/post or lock epoch is open on this window");
   rma::fence(*w, assert_flags);
   return MPI_SUCCESS;
 }
@@ -683,7 +695,8 @@ extern "C" int PMPI_Win_start(MPI_Group group, int assert_flags, MPI_Win win) {
     return raise_win(*w, MPI_ERR_ASSERT, fn, "assert=%d has bits MPI_Win_start does not know",
                      assert_flags);
   if (w->access_open)
-    return raise_win(*w, MPI_ERR_RMA_SYNC, fn, "an access epoch is already open (MPI_Win_complete)");
+    return raise_win(*w, MPI_ERR_RMA_SYNC, fn,
+                     "an access epoch is already open (MPI_Win_complete)");
   int err = MPI_SUCCESS;
   bool ok = false;
   std::vector<int> ranks = window_ranks(*self, *w, group, fn, &err, &ok);
@@ -796,8 +809,8 @@ int do_flush(const char *fn, MPI_Win win, int rank, bool all) {
   if (!all) {
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (rank < 0 || rank >= w->comm->size())
-      return raise_win(*w, MPI_ERR_RANK, fn, "rank=%d is not a rank of the window (size %d)",
-                       rank, w->comm->size());
+      return raise_win(*w, MPI_ERR_RANK, fn, "rank=%d is not a rank of the window (size %d)", rank,
+                       w->comm->size());
   }
   if (!w->lock_all && w->locks == 0)
     return raise_win(*w, MPI_ERR_RMA_SYNC, fn,

@@ -26,6 +26,8 @@ public:
   // Takes `w` and gives it its handle.
   Window &add(std::unique_ptr<Window> w);
   std::unique_ptr<Window> remove(MPI_Win h) noexcept;
+  // Drops every window (windows a program never freed, before the PE's UCX context goes).
+  void clear() noexcept;
 
 private:
   std::vector<std::unique_ptr<Window>> slots_;

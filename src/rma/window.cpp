@@ -21,8 +21,8 @@ Window &WindowTable::add(std::unique_ptr<Window> w) {
   while (slot < slots_.size() && slots_[slot])
     ++slot;
   if (slot == slots_.size()) slots_.emplace_back();
-  w->handle = static_cast<MPI_Win>(static_cast<unsigned>(MPI_WIN_NULL) |
-                                   static_cast<unsigned>(slot + 1));
+  w->handle =
+      static_cast<MPI_Win>(static_cast<unsigned>(MPI_WIN_NULL) | static_cast<unsigned>(slot + 1));
   slots_[slot] = std::move(w);
   return *slots_[slot];
 }
@@ -31,6 +31,10 @@ std::unique_ptr<Window> WindowTable::remove(MPI_Win h) noexcept {
   const unsigned slot = (static_cast<unsigned>(h) ^ static_cast<unsigned>(MPI_WIN_NULL)) - 1;
   if (slot >= slots_.size()) return nullptr;
   return std::move(slots_[slot]);
+}
+
+void WindowTable::clear() noexcept {
+  slots_.clear();
 }
 
 Window::~Window() {
@@ -62,7 +66,9 @@ void add_pending(Window &w, ucs_status_ptr_t r) {
   if (r) w.pending.push_back(r);
 }
 
-ucx::Transport &transport(Window &w) { return *w.self.pe.transport(); }
+ucx::Transport &transport(Window &w) {
+  return *w.self.pe.transport();
+}
 
 // Endpoint and keys of a target of a remote-capable window, on first use.
 Target &prepare(Window &w, Target &t) {
@@ -118,8 +124,8 @@ void acquire_shared(Window &w, Target &t) {
 // Data layout: where the packed bytes of (count, type) lie in memory, as runs.
 
 struct Run {
-  std::ptrdiff_t mem;     // offset from the buffer address
-  std::size_t packed;     // offset in the packed form
+  std::ptrdiff_t mem; // offset from the buffer address
+  std::size_t packed; // offset in the packed form
   std::size_t len;
 };
 
@@ -235,7 +241,8 @@ int locate(Window &w, Target &t, MPI_Aint disp, const std::vector<Run> &runs, Wh
   if (t.local) {
     const Ctrl *c = reinterpret_cast<const Ctrl *>(static_cast<std::uintptr_t>(t.ctrl));
     for (std::uint64_t i = 0; i < c->nregions; ++i)
-      if (c->regions[i].len && a >= c->regions[i].base && b <= c->regions[i].base + c->regions[i].len)
+      if (c->regions[i].len && a >= c->regions[i].base &&
+          b <= c->regions[i].base + c->regions[i].len)
         return MPI_SUCCESS;
     *why = "the access lies outside every region attached to the target's dynamic window";
     return MPI_ERR_RMA_RANGE;
@@ -382,7 +389,8 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     if (c.rank == 0) w.segment = std::make_shared<std::byte[]>(total + 64);
     coll::bcast(c, &holder, sizeof holder, 0);
     if (c.rank != 0) w.segment = *holder;
-    const auto aligned = (reinterpret_cast<std::uintptr_t>(w.segment.get()) + 63) & ~std::uintptr_t{63};
+    const auto aligned =
+        (reinterpret_cast<std::uintptr_t>(w.segment.get()) + 63) & ~std::uintptr_t{63};
     w.base = reinterpret_cast<std::byte *>(aligned) + offset;
   } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
     if (w.remote && size > 0) {
@@ -494,8 +502,7 @@ int detach(Window &w, const void *base, const char **why) {
 bool in_epoch(const Window &w, int target) {
   if (w.fence || w.lock_all) return true;
   if (w.targets[static_cast<std::size_t>(target)].lock) return true;
-  if (w.access_open)
-    return std::find(w.access.begin(), w.access.end(), target) != w.access.end();
+  if (w.access_open) return std::find(w.access.begin(), w.access.end(), target) != w.access.end();
   return false;
 }
 
@@ -533,9 +540,9 @@ int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int
 }
 
 int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::Type *ot,
-               void *rbuf, std::size_t rcount, const datatype::Type *rt, int target,
-               MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, MPI_Op op,
-               const void *compare, const char **why) {
+               void *rbuf, std::size_t rcount, const datatype::Type *rt, int target, MPI_Aint disp,
+               std::size_t tcount, const datatype::Type &tt, MPI_Op op, const void *compare,
+               const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
   const std::vector<Run> runs = runs_of(tt, tcount);
   Where wh;

@@ -56,21 +56,21 @@ inline constexpr std::size_t kAccOffset = 8;
 struct Target {
   int world = 0;
   int pe = 0;
-  bool local = false;          // on this PE: its memory is addressable here
-  std::uint64_t base = 0;      // address of its memory (in its process)
+  bool local = false;     // on this PE: its memory is addressable here
+  std::uint64_t base = 0; // address of its memory (in its process)
   std::uint64_t size = 0;
   int disp_unit = 1;
-  std::uint64_t ctrl = 0;      // address of its control block
+  std::uint64_t ctrl = 0; // address of its control block
   std::vector<std::byte> data_rkey_packed, ctrl_rkey_packed;
-  ucp_ep_h ep = nullptr;       // remote-capable windows, once used
+  ucp_ep_h ep = nullptr; // remote-capable windows, once used
   ucx::RemoteKey data_rkey, ctrl_rkey;
-  int lock = 0;                // our lock on it: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE
-  bool dirty = false;          // operations posted since the last flush
+  int lock = 0;       // our lock on it: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE
+  bool dirty = false; // operations posted since the last flush
   struct DynKey {
     std::uint64_t base, len;
     ucx::RemoteKey key;
   };
-  std::vector<DynKey> dyn;     // remote keys of its attached regions (dropped at epoch starts)
+  std::vector<DynKey> dyn; // remote keys of its attached regions (dropped at epoch starts)
 };
 
 struct Attached {
@@ -107,8 +107,8 @@ struct Window {
   std::vector<ucs_status_ptr_t> pending; // UCX requests not finished yet
 
   // Epochs.
-  bool fence = false;              // between fences (not after MPI_MODE_NOSUCCEED)
-  std::vector<int> access;         // MPI_Win_start's targets
+  bool fence = false;      // between fences (not after MPI_MODE_NOSUCCEED)
+  std::vector<int> access; // MPI_Win_start's targets
   bool access_open = false;
   std::vector<int> exposure;       // MPI_Win_post's origins
   std::vector<bool> exposure_done; // MPI_Win_test: completions received
@@ -141,9 +141,9 @@ int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int
 // Accumulate, get-accumulate, fetch-and-op and compare-and-swap in one: `obuf` may be null
 // (MPI_NO_OP), `rbuf` null (no result), `compare` non-null for compare-and-swap.
 int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::Type *ot,
-               void *rbuf, std::size_t rcount, const datatype::Type *rt, int target,
-               MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, MPI_Op op,
-               const void *compare, const char **why);
+               void *rbuf, std::size_t rcount, const datatype::Type *rt, int target, MPI_Aint disp,
+               std::size_t tcount, const datatype::Type &tt, MPI_Op op, const void *compare,
+               const char **why);
 
 // Synchronisation.
 void flush(Window &w, int target); // target < 0: all

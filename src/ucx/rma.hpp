@@ -59,8 +59,7 @@ private:
 
 ucs_status_ptr_t put(ucp_ep_h ep, const void *buf, std::size_t len, std::uint64_t raddr,
                      ucp_rkey_h rkey);
-ucs_status_ptr_t get(ucp_ep_h ep, void *buf, std::size_t len, std::uint64_t raddr,
-                     ucp_rkey_h rkey);
+ucs_status_ptr_t get(ucp_ep_h ep, void *buf, std::size_t len, std::uint64_t raddr, ucp_rkey_h rkey);
 // A 64-bit atomic (see ucp_atomic_op_nbx): `operand` and `reply` must live until it completes;
 // for CSWAP `operand` is the expected value and `reply` holds the new value (then the old one).
 ucs_status_ptr_t atomic64(ucp_ep_h ep, ucp_atomic_op_t op, const std::uint64_t *operand,

@@ -25,7 +25,8 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_lock_all(0, win));
   long add[WIDTH];
   double dadd[WIDTH];
-  for (int i = 0; i < WIDTH; ++i) add[i] = (rank + 1) * (i + 1), dadd[i] = 0.5 * (rank + 1);
+  for (int i = 0; i < WIDTH; ++i)
+    add[i] = (rank + 1) * (i + 1), dadd[i] = 0.5 * (rank + 1);
   long tickets[ROUNDS];
   for (int k = 0; k < ROUNDS; ++k) {
     CHECK_MPI(MPI_Accumulate(add, WIDTH, MPI_LONG, 0, 0, WIDTH, MPI_LONG, MPI_SUM, win));
@@ -60,7 +61,8 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     const long total = (long)size * ROUNDS;
     char *seen = calloc((size_t)total, 1);
-    for (int k = 0; k < ROUNDS; ++k) seen[tickets[k]]++;
+    for (int k = 0; k < ROUNDS; ++k)
+      seen[tickets[k]]++;
     long buf[ROUNDS];
     for (int r = 1; r < size; ++r) {
       MPI_Recv(buf, ROUNDS, MPI_LONG, r, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -69,7 +71,8 @@ int main(int argc, char **argv) {
         seen[buf[k]]++;
       }
     }
-    for (long t = 0; t < total; ++t) CHECK(seen[t] == 1, "ticket %ld seen %d times", t, seen[t]);
+    for (long t = 0; t < total; ++t)
+      CHECK(seen[t] == 1, "ticket %ld seen %d times", t, seen[t]);
     free(seen);
   } else {
     MPI_Send(tickets, ROUNDS, MPI_LONG, 0, 7, MPI_COMM_WORLD);

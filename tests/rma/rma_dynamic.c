@@ -16,23 +16,27 @@ int main(int argc, char **argv) {
   MPI_Win win;
   CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
   long *a = malloc(N * sizeof(long)), *b = malloc(N * sizeof(long)), *c = malloc(N * sizeof(long));
-  for (int i = 0; i < N; ++i) a[i] = 0, b[i] = rank * 10000 + i, c[i] = -1;
+  for (int i = 0; i < N; ++i)
+    a[i] = 0, b[i] = rank * 10000 + i, c[i] = -1;
   CHECK_MPI(MPI_Win_attach(win, a, N * sizeof(long)));
   CHECK_MPI(MPI_Win_attach(win, b, N * sizeof(long)));
   /* Addresses of every rank's a and b, through an allreduce of slots. */
-  MPI_Aint *addr = calloc(2 * (size_t)size, sizeof(MPI_Aint)), *all = calloc(2 * (size_t)size, sizeof(MPI_Aint));
+  MPI_Aint *addr = calloc(2 * (size_t)size, sizeof(MPI_Aint)),
+           *all = calloc(2 * (size_t)size, sizeof(MPI_Aint));
   addr[2 * rank] = (MPI_Aint)(intptr_t)a; /* MPI_Get_address, without needing it */
   addr[2 * rank + 1] = (MPI_Aint)(intptr_t)b;
   MPI_Allreduce(addr, all, 2 * size, MPI_AINT, MPI_SUM, MPI_COMM_WORLD);
   long src[N], got[N];
-  for (int i = 0; i < N; ++i) src[i] = rank * 7 + i;
+  for (int i = 0; i < N; ++i)
+    src[i] = rank * 7 + i;
   CHECK_MPI(MPI_Win_lock_all(0, win));
   CHECK_MPI(MPI_Put(src, N, MPI_LONG, right, all[2 * right], N, MPI_LONG, win));
-  CHECK_MPI(MPI_Get(got, N - 8, MPI_LONG, left, all[2 * left + 1] + 8 * sizeof(long), N - 8, MPI_LONG,
-                    win));
+  CHECK_MPI(MPI_Get(got, N - 8, MPI_LONG, left, all[2 * left + 1] + 8 * sizeof(long), N - 8,
+                    MPI_LONG, win));
   CHECK_MPI(MPI_Win_unlock_all(win));
   MPI_Barrier(MPI_COMM_WORLD);
-  for (int i = 0; i < N; ++i) CHECK(a[i] == left * 7 + i, "put: a[%d]=%ld", i, a[i]);
+  for (int i = 0; i < N; ++i)
+    CHECK(a[i] == left * 7 + i, "put: a[%d]=%ld", i, a[i]);
   for (int i = 0; i < N - 8; ++i)
     CHECK(got[i] == left * 10000 + i + 8, "get: got[%d]=%ld", i, got[i]);
   /* Outside every region: MPI_ERR_RMA_RANGE. */
@@ -52,7 +56,8 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_fence(0, win));
   CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, right, all[2 * right], N, MPI_LONG, MPI_SUM, win));
   CHECK_MPI(MPI_Win_fence(0, win));
-  for (int i = 0; i < N; ++i) CHECK(c[i] == left * 7 + i - 1, "accumulate: c[%d]=%ld", i, c[i]);
+  for (int i = 0; i < N; ++i)
+    CHECK(c[i] == left * 7 + i - 1, "accumulate: c[%d]=%ld", i, c[i]);
   CHECK_MPI(MPI_Win_detach(win, b));
   CHECK_MPI(MPI_Win_detach(win, c));
   CHECK_MPI(MPI_Win_free(&win));

@@ -118,6 +118,15 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
   CHECK(handler_calls == 2 && handler_code == MPI_ERR_OTHER, "call_errhandler");
   CHECK_MPI(MPI_Win_free(&win));
+  /* A window the program never frees: MPI_Finalize and the end of the process cope. */
+  long *lmem;
+  MPI_Win leak;
+  CHECK_MPI(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &lmem, &leak));
+  CHECK_MPI(MPI_Win_fence(0, leak));
+  const long lv = rank;
+  CHECK_MPI(MPI_Put(&lv, 1, MPI_LONG, (rank + 1) % size, 0, 1, MPI_LONG, leak));
+  CHECK_MPI(MPI_Win_fence(0, leak));
+  CHECK(*lmem == (rank + size - 1) % size, "put into the unfreed window: %ld", *lmem);
   mt_ok("rma_misc");
   MPI_Finalize();
   return 0;

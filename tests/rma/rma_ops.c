@@ -4,10 +4,13 @@
 
 #define N 16
 
-static int val(int rank, int i) { return rank * 1000 + i + 1; }
+static int val(int rank, int i) {
+  return rank * 1000 + i + 1;
+}
 
 static void fill(int *win, int n, int v) {
-  for (int i = 0; i < n; ++i) win[i] = v;
+  for (int i = 0; i < n; ++i)
+    win[i] = v;
 }
 
 int main(int argc, char **argv) {
@@ -18,14 +21,16 @@ int main(int argc, char **argv) {
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
   int *mem = NULL;
   MPI_Win win;
-  CHECK_MPI(MPI_Win_allocate(4 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                             &mem, &win));
+  CHECK_MPI(MPI_Win_allocate(4 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                             &win));
   int src[N], dst[N], res[N];
-  for (int i = 0; i < N; ++i) src[i] = val(rank, i);
+  for (int i = 0; i < N; ++i)
+    src[i] = val(rank, i);
 
   /* --- fence: put to the right, get from the left, accumulate SUM everywhere --- */
   fill(mem, 4 * N, 0);
-  for (int i = 0; i < N; ++i) mem[3 * N + i] = val(rank, i) * 2;
+  for (int i = 0; i < N; ++i)
+    mem[3 * N + i] = val(rank, i) * 2;
   CHECK_MPI(MPI_Win_fence(0, win));
   CHECK_MPI(MPI_Put(src, N, MPI_INT, right, 0, N, MPI_INT, win));
   CHECK_MPI(MPI_Get(dst, N, MPI_INT, left, 3 * N, N, MPI_INT, win));
@@ -36,23 +41,25 @@ int main(int argc, char **argv) {
     CHECK(mem[i] == val(left, i), "fence put: mem[%d]=%d, expected %d", i, mem[i], val(left, i));
     CHECK(dst[i] == val(left, i) * 2, "fence get: dst[%d]=%d", i, dst[i]);
     long sum = 0;
-    for (int r = 0; r < size; ++r) sum += val(r, i);
+    for (int r = 0; r < size; ++r)
+      sum += val(r, i);
     CHECK(mem[N + i] == sum, "fence accumulate: mem[%d]=%d, expected %ld", N + i, mem[N + i], sum);
   }
   /* Get_accumulate (fetches the old value) and MPI_REPLACE / MPI_NO_OP. */
-  CHECK_MPI(MPI_Get_accumulate(src, N, MPI_INT, res, N, MPI_INT, right, 0, N, MPI_INT,
-                               MPI_REPLACE, win));
+  CHECK_MPI(
+      MPI_Get_accumulate(src, N, MPI_INT, res, N, MPI_INT, right, 0, N, MPI_INT, MPI_REPLACE, win));
   CHECK_MPI(MPI_Win_fence(0, win));
   for (int i = 0; i < N; ++i) {
     CHECK(res[i] == val(rank, i), "get_accumulate old: res[%d]=%d", i, res[i]);
     CHECK(mem[i] == val(left, i), "get_accumulate replace: mem[%d]=%d", i, mem[i]);
   }
-  CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_INT, res, N, MPI_INT, left, 0, N, MPI_INT, MPI_NO_OP,
-                               win));
+  CHECK_MPI(
+      MPI_Get_accumulate(NULL, 0, MPI_INT, res, N, MPI_INT, left, 0, N, MPI_INT, MPI_NO_OP, win));
   CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
   {
     const int ll = (left + size - 1) % size;
-    for (int i = 0; i < N; ++i) CHECK(res[i] == val(ll, i), "no_op: res[%d]=%d", i, res[i]);
+    for (int i = 0; i < N; ++i)
+      CHECK(res[i] == val(ll, i), "no_op: res[%d]=%d", i, res[i]);
   }
 
   /* --- post/start/complete/wait: the left neighbour writes into me --- */
@@ -72,9 +79,11 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Win_wait(win));
   } else {
     int flag = 0;
-    while (!flag) CHECK_MPI(MPI_Win_test(win, &flag));
+    while (!flag)
+      CHECK_MPI(MPI_Win_test(win, &flag));
   }
-  for (int i = 0; i < N; ++i) CHECK(mem[2 * N + i] == val(left, i), "pscw: mem[%d]=%d", i, mem[2 * N + i]);
+  for (int i = 0; i < N; ++i)
+    CHECK(mem[2 * N + i] == val(left, i), "pscw: mem[%d]=%d", i, mem[2 * N + i]);
   CHECK(mem[0] == 0, "pscw accumulate: mem[0]=%d", mem[0]); /* -1 + 1 */
 
   /* --- lock/unlock: exclusive put, shared get, flushes inside the epoch --- */
@@ -86,15 +95,18 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_flush(right, win));
   CHECK_MPI(MPI_Get(dst, N, MPI_INT, right, 0, N, MPI_INT, win));
   CHECK_MPI(MPI_Win_flush_local(right, win));
-  for (int i = 0; i < N; ++i) CHECK(dst[i] == val(rank, i), "lock put/get: dst[%d]=%d", i, dst[i]);
+  for (int i = 0; i < N; ++i)
+    CHECK(dst[i] == val(rank, i), "lock put/get: dst[%d]=%d", i, dst[i]);
   CHECK_MPI(MPI_Win_unlock(right, win));
   MPI_Barrier(MPI_COMM_WORLD);
-  for (int i = 0; i < N; ++i) CHECK(mem[i] == val(left, i), "lock put: mem[%d]=%d", i, mem[i]);
+  for (int i = 0; i < N; ++i)
+    CHECK(mem[i] == val(left, i), "lock put: mem[%d]=%d", i, mem[i]);
   CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, left, 0, win));
   CHECK_MPI(MPI_Get(dst, N, MPI_INT, left, 0, N, MPI_INT, win));
   CHECK_MPI(MPI_Win_unlock(left, win));
   const int ll = (left + size - 1) % size;
-  for (int i = 0; i < N; ++i) CHECK(dst[i] == val(ll, i), "shared get: dst[%d]=%d", i, dst[i]);
+  for (int i = 0; i < N; ++i)
+    CHECK(dst[i] == val(ll, i), "shared get: dst[%d]=%d", i, dst[i]);
 
   /* --- lock_all with request-based operations and flush_all --- */
   MPI_Barrier(MPI_COMM_WORLD);
@@ -111,8 +123,8 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_MPI(MPI_Win_lock_all(0, win));
   CHECK_MPI(MPI_Rget(dst, N, MPI_INT, left, 0, N, MPI_INT, win, &reqs[2]));
-  CHECK_MPI(MPI_Rget_accumulate(NULL, 0, MPI_INT, res, N, MPI_INT, 0, N, N, MPI_INT, MPI_NO_OP,
-                                win, &reqs[3]));
+  CHECK_MPI(MPI_Rget_accumulate(NULL, 0, MPI_INT, res, N, MPI_INT, 0, N, N, MPI_INT, MPI_NO_OP, win,
+                                &reqs[3]));
   CHECK_MPI(MPI_Waitall(2, reqs + 2, MPI_STATUSES_IGNORE));
   CHECK_MPI(MPI_Win_flush_local_all(win));
   CHECK_MPI(MPI_Win_unlock_all(win));
@@ -120,7 +132,8 @@ int main(int argc, char **argv) {
     const int ll2 = (left + size - 1) % size;
     CHECK(dst[i] == val(ll2, i), "rget: dst[%d]=%d expected %d", i, dst[i], val(ll2, i));
     long sum = 0;
-    for (int r = 0; r < size; ++r) sum += val(r, i);
+    for (int r = 0; r < size; ++r)
+      sum += val(r, i);
     CHECK(res[i] == sum, "raccumulate: res[%d]=%d expected %ld", i, res[i], sum);
   }
   (void)dsum;
@@ -152,8 +165,8 @@ int main(int argc, char **argv) {
     int best = -1, best_rank = 0;
     for (int r = 0; r < size; ++r)
       if (r * 3 % (size + 1) > best) best = r * 3 % (size + 1), best_rank = r;
-    CHECK(mem[2] == best && mem[3] == best_rank, "maxloc: (%d,%d) expected (%d,%d)", mem[2],
-          mem[3], best, best_rank);
+    CHECK(mem[2] == best && mem[3] == best_rank, "maxloc: (%d,%d) expected (%d,%d)", mem[2], mem[3],
+          best, best_rank);
     double dv;
     memcpy(&dv, &mem[4], sizeof dv);
     CHECK(dv == 0.25 * size * (size + 1), "double sum: %g", dv);

@@ -13,7 +13,9 @@ static double now(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int magic(int r) { return 31 * r + 7; }
+static int magic(int r) {
+  return 31 * r + 7;
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -42,9 +44,11 @@ int main(int argc, char **argv) {
     volatile double x = 1.0;
     int arrived = 0;
     while (now() - start < 30.0) {
-      for (int k = 0; k < 100000; ++k) x = x * 1.0000001 + 1e-9; /* computing */
+      for (int k = 0; k < 100000; ++k)
+        x = x * 1.0000001 + 1e-9; /* computing */
       arrived = 0;
-      for (int r = 1; r < size; ++r) arrived += remote[r] && v[r] == magic(r);
+      for (int r = 1; r < size; ++r)
+        arrived += remote[r] && v[r] == magic(r);
       if (arrived == nremote && v[size] >= 0) break;
     }
     CHECK(arrived == nremote, "after 30 s of computing only %d of %d remote puts arrived", arrived,
@@ -60,7 +64,8 @@ int main(int argc, char **argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
-    for (int r = 1; r < size; ++r) CHECK(mem[r] == magic(r), "mem[%d]=%d", r, mem[r]);
+    for (int r = 1; r < size; ++r)
+      CHECK(mem[r] == magic(r), "mem[%d]=%d", r, mem[r]);
     CHECK(mem[size] == size - 1, "accumulated %d, expected %d", mem[size], size - 1);
   }
   CHECK_MPI(MPI_Win_free(&win));

@@ -43,7 +43,8 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flavor_flag));
   CHECK(flavor_flag && *flavor == MPI_WIN_FLAVOR_SHARED, "flavor attribute");
   CHECK_MPI(MPI_Win_lock_all(0, win));
-  for (int i = 0; i < (nrank + 1) * M; ++i) mine[i] = rank * 100.0 + i;
+  for (int i = 0; i < (nrank + 1) * M; ++i)
+    mine[i] = rank * 100.0 + i;
   CHECK_MPI(MPI_Win_sync(win));
   MPI_Barrier(node);
   CHECK_MPI(MPI_Win_sync(win));
@@ -53,8 +54,8 @@ int main(int argc, char **argv) {
     int du;
     double *p = NULL;
     CHECK_MPI(MPI_Win_shared_query(win, r, &sz, &du, &p));
-    CHECK(sz == (r + 1) * M * (MPI_Aint)sizeof(double) && du == sizeof(double),
-          "rank %d: size %ld", r, (long)sz);
+    CHECK(sz == (r + 1) * M * (MPI_Aint)sizeof(double) && du == sizeof(double), "rank %d: size %ld",
+          r, (long)sz);
     if (prev_end) CHECK(p == prev_end, "segment of rank %d does not follow rank %d's", r, r - 1);
     prev_end = p + (r + 1) * M;
     int wr;
