@@ -342,7 +342,7 @@ extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int 
   const rma::Target &t = w->targets[static_cast<std::size_t>(rank)];
   if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
     return raise_win(*w, MPI_ERR_RMA_FLAVOR, fn, "win is a dynamic window (no memory to share)");
-  if (!t.local) { // as MPI-4: memory this rank cannot load and store directly gives size 0, NULL
+  if (!t.direct) { // as MPI-4: memory this rank cannot load and store directly gives size 0, NULL
     *size = 0;
     *disp_unit = t.disp_unit;
     *static_cast<void **>(baseptr) = nullptr;

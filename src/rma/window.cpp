@@ -7,9 +7,20 @@
 #include "p2p/p2p.hpp"
 #include "ranks/pe.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 namespace ampi::rma {
 
@@ -35,6 +46,10 @@ std::unique_ptr<Window> WindowTable::remove(MPI_Win h) noexcept {
 
 void WindowTable::clear() noexcept {
   slots_.clear();
+}
+
+Window::Mapping::~Mapping() {
+  if (addr) ::munmap(addr, len);
 }
 
 Window::~Window() {
@@ -90,6 +105,13 @@ std::uint64_t *word(const Target &t, std::size_t off) {
 // Atomically: old = *word; if (cswap) { if (old == expected) *word = value; } else *word += value.
 std::uint64_t atomic(Window &w, Target &t, std::size_t off, bool cswap, std::uint64_t expected,
                      std::uint64_t value) {
+  if (w.node) { // shared memory with other processes of this host
+    std::atomic_ref<std::uint64_t> a(*word(t, off));
+    if (!cswap) return a.fetch_add(value);
+    std::uint64_t old = expected;
+    a.compare_exchange_strong(old, value);
+    return old;
+  }
   if (!w.remote) {
     std::uint64_t *p = word(t, off);
     const std::uint64_t old = *p;
@@ -238,7 +260,7 @@ int locate(Window &w, Target &t, MPI_Aint disp, const std::vector<Run> &runs, Wh
   if (runs.empty()) return MPI_SUCCESS;
   const std::uint64_t a = out->addr + static_cast<std::uint64_t>(lo);
   const std::uint64_t b = out->addr + static_cast<std::uint64_t>(hi);
-  if (t.local) {
+  if (!w.remote) { // the control block is addressable here
     const Ctrl *c = reinterpret_cast<const Ctrl *>(static_cast<std::uintptr_t>(t.ctrl));
     for (std::uint64_t i = 0; i < c->nregions; ++i)
       if (c->regions[i].len && a >= c->regions[i].base &&
@@ -273,11 +295,34 @@ std::byte *local_ptr(const Where &wh) {
 }
 
 // Reads the target's packed bytes (runs) into `out` / writes them from `in`.
+// Cross memory attach: moves `len` bytes between here and `remote` in process `pid`.
+void cma(int pid, void *local, std::uint64_t remote, std::size_t len, bool write) {
+  while (len > 0) {
+    iovec l{local, len};
+    iovec r{reinterpret_cast<void *>(static_cast<std::uintptr_t>(remote)), len};
+    const ssize_t n = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0)
+                            : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      throw std::runtime_error(std::string("ampi: RMA through process_vm_") +
+                               (write ? "writev" : "readv") + " failed: " + std::strerror(errno));
+    }
+    local = static_cast<std::byte *>(local) + n;
+    remote += static_cast<std::uint64_t>(n);
+    len -= static_cast<std::size_t>(n);
+  }
+}
+
 void read_target(Window &w, Target &t, const Where &wh, const std::vector<Run> &runs,
                  std::byte *out, bool wait_now) {
-  if (t.local) {
+  if (t.direct) {
     for (const Run &r : runs)
       std::memcpy(out + r.packed, local_ptr(wh) + r.mem, r.len);
+    return;
+  }
+  if (t.cma) {
+    for (const Run &r : runs)
+      cma(t.pid, out + r.packed, wh.addr + static_cast<std::uint64_t>(r.mem), r.len, false);
     return;
   }
   t.dirty = true;
@@ -293,9 +338,15 @@ void read_target(Window &w, Target &t, const Where &wh, const std::vector<Run> &
 
 void write_target(Window &w, Target &t, const Where &wh, const std::vector<Run> &runs,
                   const std::byte *in, bool wait_now) {
-  if (t.local) {
+  if (t.direct) {
     for (const Run &r : runs)
       std::memcpy(local_ptr(wh) + r.mem, in + r.packed, r.len);
+    return;
+  }
+  if (t.cma) {
+    for (const Run &r : runs)
+      cma(t.pid, const_cast<std::byte *>(in + r.packed),
+          wh.addr + static_cast<std::uint64_t>(r.mem), r.len, true);
     return;
   }
   t.dirty = true;
@@ -344,15 +395,54 @@ void elements_back(const Elements &e, std::byte *packed, std::size_t len, MPI_Da
 
 namespace {
 
+// What every member tells the others at creation.
 struct Record {
-  std::int32_t world, pe;
-  std::uint64_t base, size;
-  std::int32_t disp_unit;
-  std::uint32_t data_rkey_len, ctrl_rkey_len, pad;
-  std::uint64_t ctrl;
+  std::int32_t world, pe, pid, disp_unit;
+  std::uint64_t base, size, ctrl;
+  std::uint32_t data_rkey_len, ctrl_rkey_len;
+  std::uint64_t shm_len, shm_ctrl, shm_data; // node mode: file size, offsets (kNone: absent)
+  char shm[64];
   std::byte data_rkey[kRkeyMax];
   std::byte ctrl_rkey[kRkeyMax];
 };
+constexpr std::uint64_t kNone = ~std::uint64_t{0};
+
+std::uint64_t host_id() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (const char *p = host; *p; ++p)
+    h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+  return h;
+}
+
+bool shm_allowed() {
+  const char *e = std::getenv("AMPI_RMA_SHM");
+  return !(e && std::strcmp(e, "0") == 0);
+}
+
+// Creates (O_EXCL) or opens the shared-memory file `name` of `len` bytes and maps it.
+void *map_shm(Window &w, const char *name, std::size_t len, bool create) {
+  const int fd = ::shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
+  if (fd < 0)
+    throw std::runtime_error(std::string("ampi: shm_open(") + name + "): " + std::strerror(errno));
+  if (create && ::ftruncate(fd, static_cast<off_t>(len)) != 0) {
+    const int e = errno;
+    ::close(fd);
+    ::shm_unlink(name);
+    throw std::runtime_error(std::string("ampi: ftruncate of shared memory: ") + std::strerror(e));
+  }
+  void *p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED)
+    throw std::runtime_error(std::string("ampi: mmap of shared memory: ") + std::strerror(errno));
+  w.maps.emplace_back(p, len);
+  return p;
+}
+
+constexpr std::size_t round_up(std::size_t n, std::size_t a) {
+  return (n + a - 1) / a * a;
+}
 
 } // namespace
 
@@ -360,63 +450,123 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
   Rank &self = w.self;
   Pe &pe = self.pe;
   const comm::Comm &c = *w.comm;
+  const int n = c.size();
   w.flavor = flavor;
   w.disp_unit = disp_unit;
   w.size = static_cast<MPI_Aint>(size);
-  w.remote = false;
-  for (int r = 0; r < c.size(); ++r)
-    if (!pe.local(c.world_rank(r))) w.remote = true;
+  const int my_pe = pe.config().my_pe;
+  const int my_pid = static_cast<int>(::getpid());
+
+  // Where the members live: one PE, one host, or several hosts.
+  struct Place {
+    std::uint64_t host, size;
+  };
+  std::vector<Place> places(static_cast<std::size_t>(n));
+  const Place mine{host_id(), size};
+  coll::allgather(c, &mine, places.data(), sizeof mine);
+  bool one_pe = true, one_host = true;
+  for (int r = 0; r < n; ++r) {
+    if (!pe.local(c.world_rank(r))) one_pe = false;
+    if (places[static_cast<std::size_t>(r)].host != mine.host) one_host = false;
+  }
+  w.node = !one_pe && one_host && shm_allowed();
+  w.remote = !one_pe && !w.node;
   if (flavor == MPI_WIN_FLAVOR_SHARED && w.remote) {
-    *why = "the communicator has members in other processes; ampi shares window memory only "
-           "between the ranks of one process";
-    // Agree (collectively) before failing, so every member returns the same error.
+    *why = one_host ? "the communicator has members in other processes and AMPI_RMA_SHM=0 "
+                      "turned shared memory off"
+                    : "the communicator has members on other hosts";
+    return MPI_ERR_RMA_SHARED;
   }
   const std::size_t ctrl_bytes =
       flavor == MPI_WIN_FLAVOR_DYNAMIC ? sizeof(Ctrl) : offsetof(Ctrl, regions);
+  const std::size_t ctrl_stride = round_up(ctrl_bytes, 64);
 
-  if (flavor == MPI_WIN_FLAVOR_SHARED) {
-    if (w.remote) return MPI_ERR_RMA_SHARED;
-    // One block: member i's part follows member i-1's.
-    std::vector<std::uint64_t> sizes(static_cast<std::size_t>(c.size()));
-    const std::uint64_t mine = size;
-    coll::allgather(c, &mine, sizes.data(), sizeof mine);
-    std::uint64_t offset = 0, total = 0;
-    for (int r = 0; r < c.size(); ++r) {
-      if (r == c.rank) offset = total;
-      total += sizes[static_cast<std::size_t>(r)];
-    }
+  auto rec = std::make_unique<Record>();
+  std::memset(rec.get(), 0, sizeof(Record));
+  rec->shm_ctrl = rec->shm_data = kNone;
+
+  // Shared windows: one block for all members, member i's part right after member i-1's.
+  std::vector<std::uint64_t> offsets(static_cast<std::size_t>(n));
+  std::uint64_t total = 0;
+  for (int r = 0; r < n; ++r) {
+    offsets[static_cast<std::size_t>(r)] = total;
+    total += places[static_cast<std::size_t>(r)].size;
+  }
+  if (flavor == MPI_WIN_FLAVOR_SHARED && !w.node) {
     std::shared_ptr<std::byte[]> *holder = &w.segment;
     if (c.rank == 0) w.segment = std::make_shared<std::byte[]>(total + 64);
     coll::bcast(c, &holder, sizeof holder, 0);
     if (c.rank != 0) w.segment = *holder;
     const auto aligned =
         (reinterpret_cast<std::uintptr_t>(w.segment.get()) + 63) & ~std::uintptr_t{63};
-    w.base = reinterpret_cast<std::byte *>(aligned) + offset;
-  } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
-    if (w.remote && size > 0) {
-      w.mem = ucx::Registration(transport(w), nullptr, size);
-      w.base = w.mem.address();
-    } else {
-      w.owned = std::make_unique<std::byte[]>(size ? size : 1);
-      w.base = w.owned.get();
-    }
-  } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
-    w.base = base;
-    if (w.remote && size > 0) w.mem = ucx::Registration(transport(w), base, size);
+    w.base = reinterpret_cast<std::byte *>(aligned) + offsets[static_cast<std::size_t>(c.rank)];
   }
-  if (w.remote) {
-    w.ctrl_mem = ucx::Registration(transport(w), nullptr, ctrl_bytes);
-    w.ctrl = static_cast<Ctrl *>(w.ctrl_mem.address());
-  } else {
-    w.ctrl_owned = std::make_unique<std::byte[]>(sizeof(Ctrl));
-    w.ctrl = reinterpret_cast<Ctrl *>(w.ctrl_owned.get());
-  }
-  std::memset(static_cast<void *>(w.ctrl), 0, ctrl_bytes);
 
-  auto rec = std::make_unique<Record>();
-  std::memset(rec.get(), 0, sizeof(Record));
+  std::byte *shared_block = nullptr; // node-mode shared window: our mapping of the one file
+  std::size_t data_at = 0;
+  if (flavor == MPI_WIN_FLAVOR_SHARED && w.node) {
+    // Rank 0 creates one file: every member's control block, then the data of all.
+    data_at = round_up(ctrl_stride * static_cast<std::size_t>(n), 4096);
+    const std::size_t len = data_at + total + 1;
+    char name[64] = {};
+    if (c.rank == 0) {
+      std::snprintf(name, sizeof name, "/ampi.%d.%d.%p", my_pid, self.world_rank,
+                    static_cast<void *>(&w));
+      shared_block = static_cast<std::byte *>(map_shm(w, name, len, true));
+      std::memset(shared_block, 0, data_at);
+      w.shm_name = name;
+    }
+    coll::bcast(c, name, sizeof name, 0);
+    if (c.rank != 0) shared_block = static_cast<std::byte *>(map_shm(w, name, len, false));
+    w.base = shared_block + data_at + offsets[static_cast<std::size_t>(c.rank)];
+    w.ctrl =
+        reinterpret_cast<Ctrl *>(shared_block + ctrl_stride * static_cast<std::size_t>(c.rank));
+  } else if (w.node) {
+    // Our own file: control block, then (MPI_Win_allocate) the data.
+    const bool data_here = flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    const std::size_t len = round_up(ctrl_bytes, 4096) + (data_here ? size : 0);
+    char name[64] = {};
+    std::snprintf(name, sizeof name, "/ampi.%d.%d.%p", my_pid, self.world_rank,
+                  static_cast<void *>(&w));
+    auto *block = static_cast<std::byte *>(map_shm(w, name, len, true));
+    w.shm_name = name;
+    w.ctrl = reinterpret_cast<Ctrl *>(block);
+    std::memset(block, 0, ctrl_bytes);
+    rec->shm_len = len;
+    rec->shm_ctrl = 0;
+    std::memcpy(rec->shm, name, sizeof name);
+    if (data_here) {
+      rec->shm_data = round_up(ctrl_bytes, 4096);
+      w.base = block + rec->shm_data;
+    } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
+      w.base = base;
+    }
+  } else {
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+      if (w.remote && size > 0) {
+        w.mem = ucx::Registration(transport(w), nullptr, size);
+        w.base = w.mem.address();
+      } else {
+        w.owned = std::make_unique<std::byte[]>(size ? size : 1);
+        w.base = w.owned.get();
+      }
+    } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
+      w.base = base;
+      if (w.remote && size > 0) w.mem = ucx::Registration(transport(w), base, size);
+    }
+    if (w.remote) {
+      w.ctrl_mem = ucx::Registration(transport(w), nullptr, ctrl_bytes);
+      w.ctrl = static_cast<Ctrl *>(w.ctrl_mem.address());
+    } else {
+      w.ctrl_owned = std::make_unique<std::byte[]>(sizeof(Ctrl));
+      w.ctrl = reinterpret_cast<Ctrl *>(w.ctrl_owned.get());
+    }
+    std::memset(static_cast<void *>(w.ctrl), 0, ctrl_bytes);
+  }
+
   rec->world = self.world_rank;
-  rec->pe = pe.config().my_pe;
+  rec->pe = my_pe;
+  rec->pid = my_pid;
   rec->base = reinterpret_cast<std::uintptr_t>(w.base);
   rec->size = size;
   rec->disp_unit = disp_unit;
@@ -431,7 +581,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     rec->ctrl_rkey_len = static_cast<std::uint32_t>(w.ctrl_mem.rkey().size());
     std::memcpy(rec->ctrl_rkey, w.ctrl_mem.rkey().data(), rec->ctrl_rkey_len);
   }
-  std::vector<Record> all(static_cast<std::size_t>(c.size()));
+  std::vector<Record> all(static_cast<std::size_t>(n));
   coll::allgather(c, rec.get(), all.data(), sizeof(Record));
   w.targets.resize(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -439,13 +589,36 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     Target &t = w.targets[i];
     t.world = r.world;
     t.pe = r.pe;
-    t.local = r.pe == pe.config().my_pe;
+    t.pid = r.pid;
+    t.local = r.pe == my_pe;
     t.base = r.base;
     t.size = r.size;
     t.disp_unit = r.disp_unit;
     t.ctrl = r.ctrl;
+    t.direct = t.local;
+    if (flavor == MPI_WIN_FLAVOR_SHARED && w.node) {
+      // Everyone's part of the one file, through our own mapping.
+      t.base = reinterpret_cast<std::uintptr_t>(shared_block + data_at + offsets[i]);
+      t.ctrl = reinterpret_cast<std::uintptr_t>(shared_block + ctrl_stride * i);
+      t.direct = true;
+    } else if (w.node && !t.local) {
+      auto *block = static_cast<std::byte *>(map_shm(w, r.shm, r.shm_len, false));
+      t.ctrl = reinterpret_cast<std::uintptr_t>(block + r.shm_ctrl);
+      if (r.shm_data != kNone) {
+        t.base = reinterpret_cast<std::uintptr_t>(block + r.shm_data);
+        t.direct = true;
+      } else {
+        t.cma = true;
+      }
+    }
     t.data_rkey_packed.assign(r.data_rkey, r.data_rkey + r.data_rkey_len);
     t.ctrl_rkey_packed.assign(r.ctrl_rkey, r.ctrl_rkey + r.ctrl_rkey_len);
+  }
+  if (w.node) {
+    // Once every member has mapped the files, their names can go: nothing is left behind.
+    coll::barrier(c);
+    if (!w.shm_name.empty()) ::shm_unlink(w.shm_name.c_str());
+    w.shm_name.clear();
   }
   return MPI_SUCCESS;
 }
@@ -564,7 +737,7 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
 
   // The read-modify-write under the target's accumulate lock (only needed where another PE may
   // interleave: within a PE-local window every operation runs to its end without yielding).
-  if (w.remote) acquire_exclusive(w, t, kAccOffset, 1);
+  if (w.remote || w.node) acquire_exclusive(w, t, kAccOffset, 1);
   std::vector<std::byte> old;
   const bool need_old = rbuf || fn || compare;
   if (need_old) {
@@ -591,7 +764,7 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
     write_target(w, t, wh, runs, next, true);
     if (w.remote && !t.local) flush_target(w, t);
   }
-  if (w.remote) atomic(w, t, kAccOffset, false, 0, std::uint64_t(-1));
+  if (w.remote || w.node) atomic(w, t, kAccOffset, false, 0, std::uint64_t(-1));
   return MPI_SUCCESS;
 }
 
@@ -599,6 +772,7 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
 // Synchronisation.
 
 void flush(Window &w, int target) {
+  std::atomic_thread_fence(std::memory_order_seq_cst); // node mode: our stores before what follows
   wait_pending(w);
   if (!w.remote) return;
   if (target >= 0) {

@@ -3,15 +3,22 @@
 //
 // Each member of a window has a control block: the window lock word (bit 62: held exclusively,
 // low bits: shared holders), the accumulate lock word, and for dynamic windows the table of
-// attached regions (with their packed remote keys). When every member lives on this PE the
-// window is PE-local: data and control words are plain memory (the ranks of a PE run one at a
-// time, so no atomics are needed). Otherwise the window is remote-capable: memory is registered
-// with UCX and remote keys are exchanged at creation; data to members on other PEs moves with
-// ucp_put/ucp_get, data to members on this PE with memcpy, and every control word is changed with
-// UCX atomics (through the endpoint to our own PE for members on this PE), so that lock and
-// accumulate words stay consistent whoever touches them. Accumulates hold the target's
-// accumulate lock for their read-modify-write, which makes them element-wise atomic and ordered.
-// Nothing needs the target rank's help: passive-target operations complete while it computes.
+// attached regions. A window works in one of three modes, chosen at creation:
+//  - PE-local (every member on this PE): data and control words are plain memory; the ranks of a
+//    PE run one at a time, so no atomics are needed.
+//  - node (members in several processes of one host; AMPI_RMA_SHM=0 turns it off): every
+//    member's control block, and the memory of MPI_Win_allocate(_shared) windows, live in POSIX
+//    shared memory that every member maps; control words change with CPU atomics, mapped data
+//    with memcpy, and the memory of MPI_Win_create and dynamic windows is read and written with
+//    process_vm_readv/writev (cross memory attach).
+//  - UCX (members on several hosts): memory is registered with UCX and remote keys are exchanged
+//    at creation; data moves with ucp_put/ucp_get (memcpy for members on this PE), every control
+//    word changes with UCX atomics (through the endpoint to our own PE for members on this PE).
+// Accumulates hold the target's accumulate lock for their read-modify-write, which makes them
+// element-wise atomic and ordered. In the first two modes nothing needs the target rank's help:
+// passive-target operations complete while it computes. In UCX mode that holds where UCX does
+// RMA in hardware; where it emulates RMA (TCP), the target's PE serves requests whenever it
+// drives the network (any MPI call of any of its ranks, or idle).
 #pragma once
 
 #include "comm/comm.hpp"
@@ -56,11 +63,14 @@ inline constexpr std::size_t kAccOffset = 8;
 struct Target {
   int world = 0;
   int pe = 0;
-  bool local = false;     // on this PE: its memory is addressable here
-  std::uint64_t base = 0; // address of its memory (in its process)
+  bool local = false;  // on this PE
+  bool direct = false; // its memory is addressable here (same PE, or mapped)
+  bool cma = false;    // node mode, not mapped: process_vm_readv/writev at `base`
+  int pid = 0;
+  std::uint64_t base = 0; // address of its memory (here when `direct`, else in its process)
   std::uint64_t size = 0;
   int disp_unit = 1;
-  std::uint64_t ctrl = 0; // address of its control block
+  std::uint64_t ctrl = 0; // address of its control block (here, except in UCX mode)
   std::vector<std::byte> data_rkey_packed, ctrl_rkey_packed;
   ucp_ep_h ep = nullptr; // remote-capable windows, once used
   ucx::RemoteKey data_rkey, ctrl_rkey;
@@ -93,7 +103,8 @@ struct Window {
   int model = MPI_WIN_UNIFIED;
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
-  bool remote = false;
+  bool remote = false; // UCX mode
+  bool node = false;   // node mode (shared memory and cross memory attach)
 
   std::vector<Target> targets; // by rank in comm
   // Memory this window owns.
@@ -101,6 +112,17 @@ struct Window {
   std::shared_ptr<std::byte[]> segment; // MPI_Win_allocate_shared: one block for all members
   ucx::Registration mem, ctrl_mem;
   std::unique_ptr<std::byte[]> ctrl_owned;
+  // Node mode: our own shared-memory file and the mappings of everyone's.
+  struct Mapping {
+    void *addr = nullptr;
+    std::size_t len = 0;
+    Mapping(void *a, std::size_t l) : addr(a), len(l) {}
+    Mapping(Mapping &&o) noexcept : addr(o.addr), len(o.len) { o.addr = nullptr; }
+    Mapping &operator=(Mapping &&) = delete;
+    ~Mapping();
+  };
+  std::vector<Mapping> maps;
+  std::string shm_name; // unlinked once every member has mapped it
   Ctrl *ctrl = nullptr; // our control block
   std::vector<Attached> attached;
 
