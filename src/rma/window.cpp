@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -305,7 +306,8 @@ void cma(int pid, void *local, std::uint64_t remote, std::size_t len, bool write
     if (n <= 0) {
       if (n < 0 && errno == EINTR) continue;
       throw std::runtime_error(std::string("ampi: RMA through process_vm_") +
-                               (write ? "writev" : "readv") + " failed: " + std::strerror(errno));
+                               (write ? "writev" : "readv") + " failed: " + std::strerror(errno) +
+                               " (AMPI_RMA_SHM=0 uses UCX instead)");
     }
     local = static_cast<std::byte *>(local) + n;
     remote += static_cast<std::uint64_t>(n);
@@ -470,6 +472,9 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     if (places[static_cast<std::size_t>(r)].host != mine.host) one_host = false;
   }
   w.node = !one_pe && one_host && shm_allowed();
+  // Cross memory attach needs ptrace rights over us: where Yama restricts ptrace to descendants
+  // (ptrace_scope 1), allow the other processes of the job.
+  if (w.node) ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   w.remote = !one_pe && !w.node;
   if (flavor == MPI_WIN_FLAVOR_SHARED && w.remote) {
     *why = one_host ? "the communicator has members in other processes and AMPI_RMA_SHM=0 "

@@ -171,6 +171,37 @@ int main(int argc, char **argv) {
     memcpy(&dv, &mem[4], sizeof dv);
     CHECK(dv == 0.25 * size * (size + 1), "double sum: %g", dv);
   }
+  /* --- a type with gaps (MPI_DOUBLE_INT: 12 bytes of data in 16): put, get, MINLOC --- */
+  {
+    struct di {
+      double v;
+      int i;
+    } dmem[8], dsrc[3], dget[3];
+    memset(dmem, 0, sizeof dmem);
+    for (int k = 0; k < 8; ++k) dmem[k].v = 1e9, dmem[k].i = -1;
+    for (int k = 0; k < 3; ++k) dsrc[k].v = rank * 10.0 + k, dsrc[k].i = rank;
+    MPI_Win dw;
+    CHECK_MPI(MPI_Win_create(dmem, sizeof dmem, sizeof(struct di), MPI_INFO_NULL, MPI_COMM_WORLD,
+                             &dw));
+    CHECK_MPI(MPI_Win_fence(0, dw));
+    CHECK_MPI(MPI_Put(dsrc, 3, MPI_DOUBLE_INT, right, 0, 3, MPI_DOUBLE_INT, dw));
+    for (int t = 0; t < size; ++t)
+      CHECK_MPI(MPI_Accumulate(dsrc, 3, MPI_DOUBLE_INT, t, 4, 3, MPI_DOUBLE_INT, MPI_MINLOC, dw));
+    CHECK_MPI(MPI_Win_fence(0, dw));
+    CHECK_MPI(MPI_Get(dget, 3, MPI_DOUBLE_INT, left, 0, 3, MPI_DOUBLE_INT, dw));
+    CHECK_MPI(MPI_Win_fence(0, dw));
+    const int ll3 = (left + size - 1) % size;
+    for (int k = 0; k < 3; ++k) {
+      CHECK(dmem[k].v == left * 10.0 + k && dmem[k].i == left, "double_int put [%d]: %g %d", k,
+            dmem[k].v, dmem[k].i);
+      CHECK(dget[k].v == ll3 * 10.0 + k && dget[k].i == ll3, "double_int get [%d]: %g %d", k,
+            dget[k].v, dget[k].i);
+      CHECK(dmem[4 + k].v == k && dmem[4 + k].i == 0, "minloc [%d]: %g %d", k, dmem[4 + k].v,
+            dmem[4 + k].i);
+    }
+    CHECK(dmem[3].i == -1 && dmem[7].i == -1, "neighbouring elements untouched");
+    CHECK_MPI(MPI_Win_free(&dw));
+  }
   MPI_Group_free(&left_group);
   MPI_Group_free(&right_group);
   MPI_Group_free(&world_group);
