@@ -130,16 +130,32 @@ std::uint64_t atomic(Window &w, Target &t, std::size_t off, bool cswap, std::uin
   return reply;
 }
 
+// Between attempts on a contended lock word: let the other ranks of the PE run, then back off
+// (exponentially, up to about a microsecond) so that the holder is not slowed by our traffic.
+void backoff(Window &w, unsigned &spins) {
+  w.self.pe.yield();
+  spins = spins < 1024 ? spins * 2 + 1 : spins;
+  for (unsigned i = 0; i < spins; ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+}
+
 void acquire_exclusive(Window &w, Target &t, std::size_t off, std::uint64_t value) {
+  unsigned spins = 0;
   while (atomic(w, t, off, true, 0, value) != 0)
-    w.self.pe.yield();
+    backoff(w, spins);
 }
 
 void acquire_shared(Window &w, Target &t) {
+  unsigned spins = 0;
   for (;;) {
     if ((atomic(w, t, kLockOffset, false, 0, 1) & kExclusive) == 0) return;
     atomic(w, t, kLockOffset, false, 0, std::uint64_t(-1));
-    w.self.pe.yield();
+    backoff(w, spins);
   }
 }
 
