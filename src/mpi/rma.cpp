@@ -1,6 +1,7 @@
 // src/mpi/rma.cpp — the MPI layer of one-sided communication: window creation and queries,
 // window error handlers, RMA operations and synchronisation calls (argument checks, handles);
 // the work is done by src/rma/window.cpp.
+#include "mpi/comm_util.hpp"
 #include "mpi/common.hpp"
 #include "p2p/p2p.hpp"
 #include "rma/window.hpp"
@@ -65,12 +66,14 @@ const datatype::Type *win_type(rma::Window &w, MPI_Datatype t, const char *fn, c
   rma::Window *w = (self).windows.find(h);                                                         \
   if (!w) return no_window(h, fn);
 
-int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_unit, void *baseptr,
-                MPI_Win *win, const char *fn) {
+int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                void *baseptr, MPI_Win *win, const char *fn) {
   Rank *self = enter(fn);
   int err = MPI_SUCCESS;
   comm::Comm *parent = find_comm(*self, comm, fn, &err);
   if (!parent) return err;
+  const comm::Info *hints = find_hints(*self, info, fn, &err);
+  if (!hints) return err;
   if (!win) return raise(comm, MPI_ERR_ARG, fn, "win=NULL");
   if (size < 0)
     return raise(comm, MPI_ERR_SIZE, fn, "size=%ld is negative", static_cast<long>(size));
@@ -89,6 +92,7 @@ int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_u
   comm::Comm &c = self->comms.add(std::move(ic));
   auto w = std::make_unique<rma::Window>(*self);
   w->comm = &c;
+  w->info = *hints;
   const char *why = "";
   if (int e = rma::create(*w, flavor, base, static_cast<std::size_t>(size), disp_unit, &why)) {
     w.reset();
@@ -292,31 +296,27 @@ std::vector<int> window_ranks(Rank &self, rma::Window &w, MPI_Group group, const
 
 extern "C" int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                                MPI_Comm comm, MPI_Win *win) {
-  (void)info;
-  return make_window(comm, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, nullptr, win,
+  return make_window(comm, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, nullptr, win,
                      "MPI_Win_create");
 }
 AMPI_PMPI_ALIAS(MPI_Win_create)
 
 extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                  void *baseptr, MPI_Win *win) {
-  (void)info;
-  return make_window(comm, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, baseptr, win,
+  return make_window(comm, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, info, baseptr, win,
                      "MPI_Win_allocate");
 }
 AMPI_PMPI_ALIAS(MPI_Win_allocate)
 
 extern "C" int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                         void *baseptr, MPI_Win *win) {
-  (void)info;
-  return make_window(comm, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, baseptr, win,
+  return make_window(comm, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info, baseptr, win,
                      "MPI_Win_allocate_shared");
 }
 AMPI_PMPI_ALIAS(MPI_Win_allocate_shared)
 
 extern "C" int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-  (void)info;
-  return make_window(comm, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, nullptr, win,
+  return make_window(comm, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, info, nullptr, win,
                      "MPI_Win_create_dynamic");
 }
 AMPI_PMPI_ALIAS(MPI_Win_create_dynamic)
@@ -392,6 +392,8 @@ extern "C" int PMPI_Win_free(MPI_Win *win) {
   if (w->locks > 0 || w->lock_all || w->access_open || w->exposure_open)
     return raise_win(*w, MPI_ERR_RMA_SYNC, fn,
                      "an epoch is still open (unlock, complete or wait before freeing)");
+  if (int e = comm::delete_all_attrs(self->comm_objects.keyvals, w->attrs, *win))
+    return raise_win(*w, e, fn, "an attribute's delete callback returned %d", e);
   rma::destroy(*w);
   const MPI_Comm ch = w->comm->handle;
   errhandler_release(*self, w->errhandler);
@@ -438,12 +440,99 @@ extern "C" int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   static constexpr const char *fn = "MPI_Win_set_info";
   Rank *self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
-  (void)info; // hints only: ampi's windows have no tunables, and MPI lets an implementation ignore
-              // them
-  (void)w;
+  int err = MPI_SUCCESS;
+  const comm::Info *i = find_hints(*self, info, fn, &err);
+  if (!i) return err;
+  // Hints only: none changes how ampi's windows work (MPI lets an implementation ignore them).
+  for (const auto &[k, v] : i->entries)
+    w->info.set(k, v);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Win_set_info)
+
+extern "C" int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
+  static constexpr const char *fn = "MPI_Win_get_info";
+  Rank *self = enter(fn);
+  AMPI_WIN_OR_RETURN(*self, w, win, fn)
+  if (!info_used) return raise_win(*w, MPI_ERR_ARG, fn, "info_used=NULL");
+  *info_used = self->comm_objects.infos.add(w->info);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Win_get_info)
+
+// -----------------------------------------------------------------------------------------------
+// Attributes: the predefined ones, and user keyvals (src/comm/objects.hpp's store).
+
+namespace {
+
+bool predefined_win_key(int keyval) {
+  return keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE || keyval == MPI_WIN_DISP_UNIT ||
+         keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
+}
+
+} // namespace
+
+extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                                      MPI_Win_delete_attr_function *win_delete_attr_fn,
+                                      int *win_keyval, void *extra_state) {
+  static constexpr const char *fn = "MPI_Win_create_keyval";
+  Rank *self = enter(fn);
+  if (!win_keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "win_keyval=NULL");
+  // Windows are never duplicated: the copy callback is kept but never called.
+  comm::CopyAttrFn *copy = win_copy_attr_fn == &MPI_WIN_NULL_COPY_FN ? nullptr : win_copy_attr_fn;
+  comm::DeleteAttrFn *del =
+      win_delete_attr_fn == &MPI_WIN_NULL_DELETE_FN ? nullptr : win_delete_attr_fn;
+  *win_keyval = self->comm_objects.keyvals.create(comm::ObjectKind::Win, copy, del, extra_state);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Win_create_keyval)
+
+extern "C" int PMPI_Win_free_keyval(int *win_keyval) {
+  static constexpr const char *fn = "MPI_Win_free_keyval";
+  Rank *self = enter(fn);
+  if (!win_keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "win_keyval=NULL");
+  if (predefined_win_key(*win_keyval))
+    return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined", *win_keyval);
+  comm::Keyval *k = self->comm_objects.keyvals.find(*win_keyval, comm::ObjectKind::Win);
+  if (!k)
+    return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn,
+                 "win_keyval=%d is not a window keyval (or was freed)", *win_keyval);
+  k->freed = true;
+  self->comm_objects.keyvals.release(*win_keyval);
+  *win_keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Win_free_keyval)
+
+extern "C" int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
+  static constexpr const char *fn = "MPI_Win_set_attr";
+  Rank *self = enter(fn);
+  AMPI_WIN_OR_RETURN(*self, w, win, fn)
+  if (predefined_win_key(win_keyval))
+    return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined (read-only)", win_keyval);
+  if (!self->comm_objects.keyvals.find(win_keyval, comm::ObjectKind::Win))
+    return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is not a window keyval", win_keyval);
+  if (int e = comm::set_attr(self->comm_objects.keyvals, w->attrs, win, win_keyval, attribute_val))
+    return raise_win(*w, e, fn, "the delete callback of the old value returned %d", e);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Win_set_attr)
+
+extern "C" int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  static constexpr const char *fn = "MPI_Win_delete_attr";
+  Rank *self = enter(fn);
+  AMPI_WIN_OR_RETURN(*self, w, win, fn)
+  if (predefined_win_key(win_keyval))
+    return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined (read-only)", win_keyval);
+  if (!self->comm_objects.keyvals.find(win_keyval, comm::ObjectKind::Win))
+    return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is not a window keyval", win_keyval);
+  const int e = comm::delete_attr(self->comm_objects.keyvals, w->attrs, win, win_keyval);
+  if (e == MPI_ERR_KEYVAL)
+    return raise_win(*w, e, fn, "the window has no attribute for win_keyval=%d", win_keyval);
+  if (e != MPI_SUCCESS) return raise_win(*w, e, fn, "the delete callback returned %d", e);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Win_delete_attr)
 
 extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag) {
   static constexpr const char *fn = "MPI_Win_get_attr";
@@ -468,10 +557,14 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, i
   case MPI_WIN_MODEL:
     v = &w->model;
     break;
-  default:
-    return raise_win(*w, MPI_ERR_KEYVAL, fn,
-                     "keyval=%d is not a window attribute key (ampi has the predefined ones)",
-                     keyval);
+  default: {
+    if (!self->comm_objects.keyvals.find(keyval, comm::ObjectKind::Win))
+      return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is not a window keyval", keyval);
+    void **p = w->attrs.find(keyval);
+    *flag = p != nullptr;
+    if (p) *static_cast<void **>(attribute_val) = *p;
+    return MPI_SUCCESS;
+  }
   }
   *static_cast<void **>(attribute_val) = v;
   *flag = 1;

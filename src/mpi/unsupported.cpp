@@ -4,7 +4,7 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 201 stubs.
+// 196 stubs.
 
 #include "mpi/errors.hpp"
 
@@ -394,27 +394,6 @@ extern "C" int PMPI_Intercomm_create(MPI_Comm, int, MPI_Comm, int, int, MPI_Comm
 }
 AMPI_PMPI_ALIAS(MPI_Intercomm_create)
 
-extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *, MPI_Win_delete_attr_function *,
-                                      int *, void *) {
-  return ampi::mpi::unsupported("MPI_Win_create_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Win_create_keyval)
-
-extern "C" int PMPI_Win_free_keyval(int *) {
-  return ampi::mpi::unsupported("MPI_Win_free_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Win_free_keyval)
-
-extern "C" int PMPI_Win_set_attr(MPI_Win, int, void *) {
-  return ampi::mpi::unsupported("MPI_Win_set_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Win_set_attr)
-
-extern "C" int PMPI_Win_delete_attr(MPI_Win, int) {
-  return ampi::mpi::unsupported("MPI_Win_delete_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Win_delete_attr)
-
 extern "C" int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *,
                                        MPI_Type_delete_attr_function *, int *, void *) {
   return ampi::mpi::unsupported("MPI_Type_create_keyval");
@@ -580,11 +559,6 @@ extern "C" int PMPI_Comm_join(int, MPI_Comm *) {
   return ampi::mpi::unsupported("MPI_Comm_join");
 }
 AMPI_PMPI_ALIAS(MPI_Comm_join)
-
-extern "C" int PMPI_Win_get_info(MPI_Win, MPI_Info *) {
-  return ampi::mpi::unsupported("MPI_Win_get_info");
-}
-AMPI_PMPI_ALIAS(MPI_Win_get_info)
 
 extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function *, MPI_Grequest_free_function *,
                                    MPI_Grequest_cancel_function *, void *, MPI_Request *) {

@@ -103,8 +103,10 @@ struct Window {
   int model = MPI_WIN_UNIFIED;
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
-  bool remote = false; // UCX mode
-  bool node = false;   // node mode (shared memory and cross memory attach)
+  comm::AttrStore attrs; // user attributes (MPI_Win_set_attr)
+  comm::Info info;       // hints given at creation and by MPI_Win_set_info (none change anything)
+  bool remote = false;   // UCX mode
+  bool node = false;     // node mode (shared memory and cross memory attach)
 
   std::vector<Target> targets; // by rank in comm
   // Memory this window owns.

@@ -16,6 +16,13 @@ static void on_error(MPI_Win *win, int *code, ...) {
   win_of[r] = *win;
   code_of[r] = *code;
 }
+static int deleted_of[MAXR];
+
+static int on_delete(MPI_Win win, int keyval, void *value, void *extra) {
+  (void)win, (void)keyval, (void)extra;
+  deleted_of[*(int *)value]++;
+  return MPI_SUCCESS;
+}
 #define handler_calls calls_of[rank]
 #define handler_win win_of[rank]
 #define handler_code code_of[rank]
@@ -50,6 +57,26 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Win_get_name(win, name, &len));
   CHECK(len == 9 && strcmp(name, "my window") == 0, "name '%s'", name);
   CHECK_MPI(MPI_Win_set_info(win, MPI_INFO_NULL));
+  /* Info: what was set comes back. */
+  MPI_Info hints, used;
+  MPI_Info_create(&hints);
+  MPI_Info_set(hints, "no_locks", "false");
+  CHECK_MPI(MPI_Win_set_info(win, hints));
+  MPI_Info_free(&hints);
+  CHECK_MPI(MPI_Win_get_info(win, &used));
+  char value[MPI_MAX_INFO_VAL];
+  int found = 0;
+  MPI_Info_get(used, "no_locks", MPI_MAX_INFO_VAL - 1, value, &found);
+  CHECK(found && strcmp(value, "false") == 0, "MPI_Win_get_info lost the hint");
+  MPI_Info_free(&used);
+  /* A user attribute; its delete callback runs at MPI_Win_free. */
+  int key = MPI_KEYVAL_INVALID, *got_attr = NULL;
+  CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, on_delete, &key, NULL));
+  CHECK_MPI(MPI_Win_set_attr(win, key, &rank));
+  CHECK_MPI(MPI_Win_get_attr(win, key, &got_attr, &flag));
+  CHECK(flag && got_attr == &rank, "user attribute");
+  CHECK_MPI(MPI_Win_free_keyval(&key));
+  CHECK(key == MPI_KEYVAL_INVALID, "free_keyval resets the handle");
 
   MPI_Group g, wg;
   int gsize, grank, result;
@@ -117,7 +144,9 @@ int main(int argc, char **argv) {
         "user handler: %d calls, code %d", handler_calls, handler_code);
   CHECK_MPI(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
   CHECK(handler_calls == 2 && handler_code == MPI_ERR_OTHER, "call_errhandler");
+  CHECK(deleted_of[rank] == 0, "delete callback ran early");
   CHECK_MPI(MPI_Win_free(&win));
+  CHECK(deleted_of[rank] == 1, "delete callback ran %d times at MPI_Win_free", deleted_of[rank]);
   /* A window the program never frees: MPI_Finalize and the end of the process cope. */
   long *lmem;
   MPI_Win leak;

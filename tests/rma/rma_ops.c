@@ -178,11 +178,13 @@ int main(int argc, char **argv) {
       int i;
     } dmem[8], dsrc[3], dget[3];
     memset(dmem, 0, sizeof dmem);
-    for (int k = 0; k < 8; ++k) dmem[k].v = 1e9, dmem[k].i = -1;
-    for (int k = 0; k < 3; ++k) dsrc[k].v = rank * 10.0 + k, dsrc[k].i = rank;
+    for (int k = 0; k < 8; ++k)
+      dmem[k].v = 1e9, dmem[k].i = -1;
+    for (int k = 0; k < 3; ++k)
+      dsrc[k].v = rank * 10.0 + k, dsrc[k].i = rank;
     MPI_Win dw;
-    CHECK_MPI(MPI_Win_create(dmem, sizeof dmem, sizeof(struct di), MPI_INFO_NULL, MPI_COMM_WORLD,
-                             &dw));
+    CHECK_MPI(
+        MPI_Win_create(dmem, sizeof dmem, sizeof(struct di), MPI_INFO_NULL, MPI_COMM_WORLD, &dw));
     CHECK_MPI(MPI_Win_fence(0, dw));
     CHECK_MPI(MPI_Put(dsrc, 3, MPI_DOUBLE_INT, right, 0, 3, MPI_DOUBLE_INT, dw));
     for (int t = 0; t < size; ++t)
