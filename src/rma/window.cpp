@@ -419,6 +419,7 @@ struct Record {
   std::uint64_t base, size, ctrl;
   std::uint32_t data_rkey_len, ctrl_rkey_len;
   std::uint64_t shm_len, shm_ctrl, shm_data; // node mode: file size, offsets (kNone: absent)
+  std::uint64_t failed;                      // node mode: our file could not be made
   char shm[64];
   std::byte data_rkey[kRkeyMax];
   std::byte ctrl_rkey[kRkeyMax];
@@ -439,16 +440,21 @@ bool shm_allowed() {
   return !(e && std::strcmp(e, "0") == 0);
 }
 
-// Creates (O_EXCL) or opens the shared-memory file `name` of `len` bytes and maps it.
+// Creates (O_EXCL, its pages reserved) or opens the shared-memory file `name` of `len` bytes and
+// maps it. A file that cannot be created (e.g. /dev/shm is full) gives nullptr; other failures
+// throw.
 void *map_shm(Window &w, const char *name, std::size_t len, bool create) {
   const int fd = ::shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
-  if (fd < 0)
+  if (fd < 0) {
+    if (create) return nullptr;
     throw std::runtime_error(std::string("ampi: shm_open(") + name + "): " + std::strerror(errno));
-  if (create && ::ftruncate(fd, static_cast<off_t>(len)) != 0) {
-    const int e = errno;
+  }
+  // Reserve the pages now: a tmpfs that runs out later would kill us with SIGBUS on first touch.
+  if (create && (::ftruncate(fd, static_cast<off_t>(len)) != 0 ||
+                 ::posix_fallocate(fd, 0, static_cast<off_t>(len)) != 0)) {
     ::close(fd);
     ::shm_unlink(name);
-    throw std::runtime_error(std::string("ampi: ftruncate of shared memory: ") + std::strerror(e));
+    return nullptr;
   }
   void *p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ::close(fd);
@@ -457,6 +463,9 @@ void *map_shm(Window &w, const char *name, std::size_t len, bool create) {
   w.maps.emplace_back(p, len);
   return p;
 }
+
+constexpr const char *kNoShm = "cannot allocate the window's shared memory in /dev/shm (full, or "
+                               "too small for the window; AMPI_RMA_SHM=0 uses UCX instead)";
 
 constexpr std::size_t round_up(std::size_t n, std::size_t a) {
   return (n + a - 1) / a * a;
@@ -534,10 +543,18 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
       std::snprintf(name, sizeof name, "/ampi.%d.%d.%p", my_pid, self.world_rank,
                     static_cast<void *>(&w));
       shared_block = static_cast<std::byte *>(map_shm(w, name, len, true));
-      std::memset(shared_block, 0, data_at);
-      w.shm_name = name;
+      if (shared_block) {
+        std::memset(shared_block, 0, data_at);
+        w.shm_name = name;
+      } else {
+        name[0] = '\0'; // tells the others
+      }
     }
     coll::bcast(c, name, sizeof name, 0);
+    if (!name[0]) {
+      *why = kNoShm;
+      return MPI_ERR_NO_MEM;
+    }
     if (c.rank != 0) shared_block = static_cast<std::byte *>(map_shm(w, name, len, false));
     w.base = shared_block + data_at + offsets[static_cast<std::size_t>(c.rank)];
     w.ctrl =
@@ -550,13 +567,20 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     std::snprintf(name, sizeof name, "/ampi.%d.%d.%p", my_pid, self.world_rank,
                   static_cast<void *>(&w));
     auto *block = static_cast<std::byte *>(map_shm(w, name, len, true));
-    w.shm_name = name;
-    w.ctrl = reinterpret_cast<Ctrl *>(block);
-    std::memset(block, 0, ctrl_bytes);
+    if (!block) { // go on to the exchange, where everyone learns of it
+      rec->failed = 1;
+      w.ctrl_owned = std::make_unique<std::byte[]>(sizeof(Ctrl));
+      w.ctrl = reinterpret_cast<Ctrl *>(w.ctrl_owned.get());
+    } else {
+      w.shm_name = name;
+      w.ctrl = reinterpret_cast<Ctrl *>(block);
+      std::memset(block, 0, ctrl_bytes);
+    }
     rec->shm_len = len;
     rec->shm_ctrl = 0;
     std::memcpy(rec->shm, name, sizeof name);
-    if (data_here) {
+    if (!block) {
+    } else if (data_here) {
       rec->shm_data = round_up(ctrl_bytes, 4096);
       w.base = block + rec->shm_data;
     } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
@@ -604,6 +628,13 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
   }
   std::vector<Record> all(static_cast<std::size_t>(n));
   coll::allgather(c, rec.get(), all.data(), sizeof(Record));
+  for (const Record &r : all)
+    if (r.failed) {
+      if (!w.shm_name.empty()) ::shm_unlink(w.shm_name.c_str());
+      w.shm_name.clear();
+      *why = kNoShm;
+      return MPI_ERR_NO_MEM;
+    }
   w.targets.resize(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Record &r = all[i];
