@@ -413,17 +413,25 @@ void elements_back(const Elements &e, std::byte *packed, std::size_t len, MPI_Da
 
 namespace {
 
-// What every member tells the others at creation.
+// What every member tells the others at creation (kept small: thousands of ranks exchange it).
 struct Record {
   std::int32_t world, pe, pid, disp_unit;
   std::uint64_t base, size, ctrl;
-  std::uint32_t data_rkey_len, ctrl_rkey_len;
-  std::uint64_t shm_len, shm_ctrl, shm_data; // node mode: file size, offsets (kNone: absent)
-  std::uint64_t failed;                      // node mode: our file could not be made
-  char shm[64];
-  std::byte data_rkey[kRkeyMax];
-  std::byte ctrl_rkey[kRkeyMax];
+  std::uint64_t shm_len, shm_data; // node mode: file size, data offset (kNone: absent)
+  std::uint64_t shm_tag;           // node mode: names the file with pid and world rank
+  std::uint64_t failed;            // node mode: our file could not be made
 };
+// UCX mode: the packed remote keys, exchanged after the records.
+struct Keys {
+  std::uint32_t data_len, ctrl_len; // ~0u: too large
+  std::byte data[kRkeyMax];
+  std::byte ctrl[kRkeyMax];
+};
+
+void shm_name_of(char (&name)[64], int pid, int world, std::uint64_t tag) {
+  std::snprintf(name, sizeof name, "/ampi.%d.%d.%llx", pid, world,
+                static_cast<unsigned long long>(tag));
+}
 constexpr std::uint64_t kNone = ~std::uint64_t{0};
 
 std::uint64_t host_id() {
@@ -513,7 +521,8 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
 
   auto rec = std::make_unique<Record>();
   std::memset(rec.get(), 0, sizeof(Record));
-  rec->shm_ctrl = rec->shm_data = kNone;
+  rec->shm_data = kNone;
+  const auto tag = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&w));
 
   // Shared windows: one block for all members, member i's part right after member i-1's.
   std::vector<std::uint64_t> offsets(static_cast<std::size_t>(n));
@@ -540,8 +549,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     const std::size_t len = data_at + total + 1;
     char name[64] = {};
     if (c.rank == 0) {
-      std::snprintf(name, sizeof name, "/ampi.%d.%d.%p", my_pid, self.world_rank,
-                    static_cast<void *>(&w));
+      shm_name_of(name, my_pid, self.world_rank, tag);
       shared_block = static_cast<std::byte *>(map_shm(w, name, len, true));
       if (shared_block) {
         std::memset(shared_block, 0, data_at);
@@ -564,8 +572,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     const bool data_here = flavor == MPI_WIN_FLAVOR_ALLOCATE;
     const std::size_t len = round_up(ctrl_bytes, 4096) + (data_here ? size : 0);
     char name[64] = {};
-    std::snprintf(name, sizeof name, "/ampi.%d.%d.%p", my_pid, self.world_rank,
-                  static_cast<void *>(&w));
+    shm_name_of(name, my_pid, self.world_rank, tag);
     auto *block = static_cast<std::byte *>(map_shm(w, name, len, true));
     if (!block) { // go on to the exchange, where everyone learns of it
       rec->failed = 1;
@@ -577,8 +584,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
       std::memset(block, 0, ctrl_bytes);
     }
     rec->shm_len = len;
-    rec->shm_ctrl = 0;
-    std::memcpy(rec->shm, name, sizeof name);
+    rec->shm_tag = tag;
     if (!block) {
     } else if (data_here) {
       rec->shm_data = round_up(ctrl_bytes, 4096);
@@ -616,16 +622,6 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
   rec->size = size;
   rec->disp_unit = disp_unit;
   rec->ctrl = reinterpret_cast<std::uintptr_t>(w.ctrl);
-  if (w.remote) {
-    if (w.mem.rkey().size() > kRkeyMax || w.ctrl_mem.rkey().size() > kRkeyMax) {
-      *why = "UCX's packed remote key is larger than ampi's limit";
-      return MPI_ERR_INTERN;
-    }
-    rec->data_rkey_len = static_cast<std::uint32_t>(w.mem.rkey().size());
-    std::memcpy(rec->data_rkey, w.mem.rkey().data(), rec->data_rkey_len);
-    rec->ctrl_rkey_len = static_cast<std::uint32_t>(w.ctrl_mem.rkey().size());
-    std::memcpy(rec->ctrl_rkey, w.ctrl_mem.rkey().data(), rec->ctrl_rkey_len);
-  }
   std::vector<Record> all(static_cast<std::size_t>(n));
   coll::allgather(c, rec.get(), all.data(), sizeof(Record));
   for (const Record &r : all)
@@ -635,6 +631,26 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
       *why = kNoShm;
       return MPI_ERR_NO_MEM;
     }
+  std::vector<Keys> keys;
+  if (w.remote) {
+    auto mine_keys = std::make_unique<Keys>();
+    std::memset(mine_keys.get(), 0, sizeof(Keys));
+    if (w.mem.rkey().size() > kRkeyMax || w.ctrl_mem.rkey().size() > kRkeyMax) {
+      mine_keys->data_len = mine_keys->ctrl_len = ~0u;
+    } else {
+      mine_keys->data_len = static_cast<std::uint32_t>(w.mem.rkey().size());
+      std::memcpy(mine_keys->data, w.mem.rkey().data(), mine_keys->data_len);
+      mine_keys->ctrl_len = static_cast<std::uint32_t>(w.ctrl_mem.rkey().size());
+      std::memcpy(mine_keys->ctrl, w.ctrl_mem.rkey().data(), mine_keys->ctrl_len);
+    }
+    keys.resize(static_cast<std::size_t>(n));
+    coll::allgather(c, mine_keys.get(), keys.data(), sizeof(Keys));
+    for (const Keys &k : keys)
+      if (k.data_len == ~0u) {
+        *why = "UCX's packed remote key is larger than ampi's limit";
+        return MPI_ERR_INTERN;
+      }
+  }
   w.targets.resize(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Record &r = all[i];
@@ -654,8 +670,10 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
       t.ctrl = reinterpret_cast<std::uintptr_t>(shared_block + ctrl_stride * i);
       t.direct = true;
     } else if (w.node && !t.local) {
-      auto *block = static_cast<std::byte *>(map_shm(w, r.shm, r.shm_len, false));
-      t.ctrl = reinterpret_cast<std::uintptr_t>(block + r.shm_ctrl);
+      char name[64];
+      shm_name_of(name, r.pid, r.world, r.shm_tag);
+      auto *block = static_cast<std::byte *>(map_shm(w, name, r.shm_len, false));
+      t.ctrl = reinterpret_cast<std::uintptr_t>(block);
       if (r.shm_data != kNone) {
         t.base = reinterpret_cast<std::uintptr_t>(block + r.shm_data);
         t.direct = true;
@@ -663,8 +681,10 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
         t.cma = true;
       }
     }
-    t.data_rkey_packed.assign(r.data_rkey, r.data_rkey + r.data_rkey_len);
-    t.ctrl_rkey_packed.assign(r.ctrl_rkey, r.ctrl_rkey + r.ctrl_rkey_len);
+    if (w.remote) {
+      t.data_rkey_packed.assign(keys[i].data, keys[i].data + keys[i].data_len);
+      t.ctrl_rkey_packed.assign(keys[i].ctrl, keys[i].ctrl + keys[i].ctrl_len);
+    }
   }
   if (w.node) {
     // Once every member has mapped the files, their names can go: nothing is left behind.
