@@ -168,10 +168,27 @@ struct Run {
   std::size_t len;
 };
 
-std::vector<Run> runs_of(const datatype::Type &t, std::size_t count) {
+// The runs of one access: one run (contiguous types, the common case) without allocating.
+class RunList {
+public:
+  RunList() = default;
+  explicit RunList(Run r) : one_(r), n_(1) {}
+  explicit RunList(std::vector<Run> v) : many_(std::move(v)), n_(many_.size()) {}
+  const Run *begin() const noexcept { return many_.empty() ? &one_ : many_.data(); }
+  const Run *end() const noexcept { return begin() + n_; }
+  bool empty() const noexcept { return n_ == 0; }
+  const Run &front() const noexcept { return *begin(); }
+
+private:
+  Run one_{};
+  std::vector<Run> many_;
+  std::size_t n_ = 0;
+};
+
+RunList runs_of(const datatype::Type &t, std::size_t count) {
   const std::size_t total = t.size * count;
   if (total == 0) return {};
-  if (t.contiguous) return {{t.true_lb, 0, total}};
+  if (t.contiguous) return RunList(Run{t.true_lb, 0, total});
   // Through the Type interface only: unpack marker bytes into a scratch span and read back where
   // each packed byte landed (four passes give a 32-bit packed index per byte).
   const auto n = static_cast<std::ptrdiff_t>(count) - 1;
@@ -206,7 +223,7 @@ std::vector<Run> runs_of(const datatype::Type &t, std::size_t count) {
     else
       runs.push_back({m, p, 1});
   }
-  return runs;
+  return RunList(std::move(runs));
 }
 
 // The packed bytes of (buf, count, t): the buffer itself when contiguous, else a copy.
@@ -247,8 +264,7 @@ struct Where {
 
 // Resolves (target, disp) for accesses of the given runs; MPI_ERR_RMA_RANGE when out of the
 // window (or of every attached region).
-int locate(Window &w, Target &t, MPI_Aint disp, const std::vector<Run> &runs, Where *out,
-           const char **why) {
+int locate(Window &w, Target &t, MPI_Aint disp, const RunList &runs, Where *out, const char **why) {
   std::ptrdiff_t lo = 0, hi = 0;
   if (!runs.empty()) {
     lo = runs.front().mem;
@@ -331,8 +347,8 @@ void cma(int pid, void *local, std::uint64_t remote, std::size_t len, bool write
   }
 }
 
-void read_target(Window &w, Target &t, const Where &wh, const std::vector<Run> &runs,
-                 std::byte *out, bool wait_now) {
+void read_target(Window &w, Target &t, const Where &wh, const RunList &runs, std::byte *out,
+                 bool wait_now) {
   if (t.direct) {
     for (const Run &r : runs)
       std::memcpy(out + r.packed, local_ptr(wh) + r.mem, r.len);
@@ -354,8 +370,8 @@ void read_target(Window &w, Target &t, const Where &wh, const std::vector<Run> &
   }
 }
 
-void write_target(Window &w, Target &t, const Where &wh, const std::vector<Run> &runs,
-                  const std::byte *in, bool wait_now) {
+void write_target(Window &w, Target &t, const Where &wh, const RunList &runs, const std::byte *in,
+                  bool wait_now) {
   if (t.direct) {
     for (const Run &r : runs)
       std::memcpy(local_ptr(wh) + r.mem, in + r.packed, r.len);
@@ -757,7 +773,7 @@ bool in_epoch(const Window &w, int target) {
 int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
         MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
-  const std::vector<Run> runs = runs_of(tt, tcount);
+  const RunList runs = runs_of(tt, tcount);
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
   if (runs.empty()) return MPI_SUCCESS;
@@ -770,7 +786,7 @@ int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &o
 int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
         MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
-  const std::vector<Run> runs = runs_of(tt, tcount);
+  const RunList runs = runs_of(tt, tcount);
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
   if (runs.empty()) return MPI_SUCCESS;
@@ -789,7 +805,7 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
                std::size_t tcount, const datatype::Type &tt, MPI_Op op, const void *compare,
                const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
-  const std::vector<Run> runs = runs_of(tt, tcount);
+  const RunList runs = runs_of(tt, tcount);
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
   if (runs.empty()) return MPI_SUCCESS;
