@@ -400,6 +400,21 @@ void flush_target(Window &w, Target &t) {
   t.dirty = false;
 }
 
+// A scratch buffer that needs no allocation when small (single elements: fetch-and-op, ...).
+class Scratch {
+public:
+  explicit Scratch(std::size_t n) : n_(n) {
+    if (n > sizeof inline_) heap_.resize(n);
+  }
+  std::byte *data() noexcept { return heap_.empty() ? inline_ : heap_.data(); }
+  std::size_t size() const noexcept { return n_; }
+
+private:
+  alignas(16) std::byte inline_[128];
+  std::vector<std::byte> heap_;
+  std::size_t n_;
+};
+
 // Packed bytes <-> an array of the basic type (for the reduction kernels).
 struct Elements {
   std::byte *data;
@@ -826,27 +841,21 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
   // The read-modify-write under the target's accumulate lock (only needed where another PE may
   // interleave: within a PE-local window every operation runs to its end without yielding).
   if (w.remote || w.node) acquire_exclusive(w, t, kAccOffset, 1);
-  std::vector<std::byte> old;
-  const bool need_old = rbuf || fn || compare;
-  if (need_old) {
-    old.resize(len);
-    read_target(w, t, wh, runs, old.data(), true);
-  }
+  Scratch old(rbuf || fn || compare ? len : 0);
+  if (old.size()) read_target(w, t, wh, runs, old.data(), true);
   if (rbuf) unpack_into(old.data(), len, rbuf, rcount, *rt);
   const std::byte *next = nullptr;
-  std::vector<std::byte> combined;
   if (compare) {
     if (std::memcmp(old.data(), cmp.data, len) == 0) next = src.data;
   } else if (op == MPI_REPLACE) {
     next = src.data;
   } else if (fn) {
-    combined = std::move(old);
-    Elements acc = elements_of(combined.data(), len, tt.basic);
-    std::vector<std::byte> in_copy(src.data, src.data + len);
-    Elements in = elements_of(in_copy.data(), len, tt.basic);
+    // old = origin op old, in place (the origin's bytes are only read).
+    Elements acc = elements_of(old.data(), len, tt.basic);
+    Elements in = elements_of(const_cast<std::byte *>(src.data), len, tt.basic);
     fn(in.data, acc.data, acc.n);
-    elements_back(acc, combined.data(), len, tt.basic);
-    next = combined.data();
+    elements_back(acc, old.data(), len, tt.basic);
+    next = old.data();
   }
   if (next) {
     write_target(w, t, wh, runs, next, true);
