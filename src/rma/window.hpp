@@ -15,7 +15,8 @@
 //    at creation; data moves with ucp_put/ucp_get (memcpy for members on this PE), every control
 //    word changes with UCX atomics (through the endpoint to our own PE for members on this PE).
 // Accumulates hold the target's accumulate lock for their read-modify-write, which makes them
-// element-wise atomic and ordered. In the first two modes nothing needs the target rank's help:
+// element-wise atomic and ordered (in node mode on memory the window allocated, those on 4- and
+// 8-byte integers use CPU atomics instead: every one of them, so the two never meet). In the first two modes nothing needs the target rank's help:
 // passive-target operations complete while it computes. In UCX mode that holds where UCX does
 // RMA in hardware; where it emulates RMA (TCP), the target's PE serves requests whenever it
 // drives the network (any MPI call of any of its ranks, or idle).
