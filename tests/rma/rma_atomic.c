@@ -15,8 +15,8 @@ int main(int argc, char **argv) {
   long *mem = NULL;
   MPI_Win win;
   /* Layout (longs): [0..WIDTH) sums, [WIDTH..2WIDTH) double sums, 2WIDTH ticket counter,
-   * 2WIDTH+1 lock word, 2WIDTH+2 guarded counter. */
-  const int n = 2 * WIDTH + 3;
+   * 2WIDTH+1 lock word, 2WIDTH+2 guarded counter, then MAX, BXOR and PROD targets. */
+  const int n = 2 * WIDTH + 6;
   CHECK_MPI(MPI_Win_allocate(rank == 0 ? n * (MPI_Aint)sizeof(long) : 0, sizeof(long),
                              MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   if (rank == 0) memset(mem, 0, n * sizeof(long));
@@ -55,6 +55,18 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Win_flush(0, win));
     CHECK(back == me, "lock word held %ld while this rank (%ld) owned it", back, me);
   }
+  /* MAX, BXOR and PROD from everyone (CAS loops or atomic instructions where atomics apply). */
+  const long mx = (rank * 7919L) % 1009, bx = (rank + 1) * 2654435761L, pr = rank % 2 ? -1 : 1;
+  if (rank == 0) { /* PROD starts at 1 */
+    const long one = 1;
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, 0, 2 * WIDTH + 5, 1, MPI_LONG, MPI_REPLACE, win));
+  }
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  CHECK_MPI(MPI_Accumulate(&mx, 1, MPI_LONG, 0, 2 * WIDTH + 3, 1, MPI_LONG, MPI_MAX, win));
+  CHECK_MPI(MPI_Accumulate(&bx, 1, MPI_LONG, 0, 2 * WIDTH + 4, 1, MPI_LONG, MPI_BXOR, win));
+  CHECK_MPI(MPI_Accumulate(&pr, 1, MPI_LONG, 0, 2 * WIDTH + 5, 1, MPI_LONG, MPI_PROD, win));
   CHECK_MPI(MPI_Win_unlock_all(win));
 
   /* Tickets: each of 0 .. size*ROUNDS-1 exactly once. Rank 0 collects them. */
@@ -92,6 +104,15 @@ int main(int argc, char **argv) {
     CHECK(mem[2 * WIDTH + 1] == 0, "lock word left at %ld", mem[2 * WIDTH + 1]);
     CHECK(mem[2 * WIDTH + 2] == (long)size * (ROUNDS / 5), "guarded counter %ld expected %ld",
           mem[2 * WIDTH + 2], (long)size * (ROUNDS / 5));
+    long emx = 0, ebx = 0, epr = 1;
+    for (int r = 0; r < size; ++r) {
+      if ((r * 7919L) % 1009 > emx) emx = (r * 7919L) % 1009;
+      ebx ^= (r + 1) * 2654435761L;
+      epr *= r % 2 ? -1 : 1;
+    }
+    CHECK(mem[2 * WIDTH + 3] == emx, "max %ld expected %ld", mem[2 * WIDTH + 3], emx);
+    CHECK(mem[2 * WIDTH + 4] == ebx, "bxor %ld expected %ld", mem[2 * WIDTH + 4], ebx);
+    CHECK(mem[2 * WIDTH + 5] == epr, "prod %ld expected %ld", mem[2 * WIDTH + 5], epr);
   }
   CHECK_MPI(MPI_Win_free(&win));
   mt_ok("rma_atomic");
