@@ -226,6 +226,39 @@ RunList runs_of(const datatype::Type &t, std::size_t count) {
   return RunList(std::move(runs));
 }
 
+// Finding the runs of a derived type costs a few passes over its span: recently used (type,
+// count) pairs keep theirs (the layout is held, so its address stays a valid key).
+struct RunCache {
+  struct Entry {
+    std::shared_ptr<const datatype::Layout> layout;
+    std::size_t count = 0, size = 0;
+    std::ptrdiff_t extent = 0, true_lb = 0;
+    RunList runs;
+  };
+  static constexpr std::size_t kEntries = 8;
+  std::vector<Entry> entries;
+  std::size_t next = 0;
+};
+
+RunList cached_runs_of(Window &w, const datatype::Type &t, std::size_t count) {
+  if (t.contiguous || !t.layout) return runs_of(t, count);
+  if (!w.run_cache) w.run_cache = std::make_shared<RunCache>();
+  auto &cache = *static_cast<RunCache *>(w.run_cache.get());
+  for (const RunCache::Entry &e : cache.entries)
+    if (e.layout == t.layout && e.count == count && e.size == t.size && e.extent == t.extent &&
+        e.true_lb == t.true_lb)
+      return e.runs;
+  RunCache::Entry e{t.layout, count, t.size, t.extent, t.true_lb, runs_of(t, count)};
+  RunList runs = e.runs;
+  if (cache.entries.size() < RunCache::kEntries) {
+    cache.entries.push_back(std::move(e));
+  } else {
+    cache.entries[cache.next] = std::move(e);
+    cache.next = (cache.next + 1) % RunCache::kEntries;
+  }
+  return runs;
+}
+
 // The packed bytes of (buf, count, t): the buffer itself when contiguous, else a copy.
 struct Packed {
   const std::byte *data = nullptr;
@@ -788,7 +821,7 @@ bool in_epoch(const Window &w, int target) {
 int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
         MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
-  const RunList runs = runs_of(tt, tcount);
+  const RunList runs = cached_runs_of(w, tt, tcount);
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
   if (runs.empty()) return MPI_SUCCESS;
@@ -801,7 +834,7 @@ int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &o
 int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
         MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
-  const RunList runs = runs_of(tt, tcount);
+  const RunList runs = cached_runs_of(w, tt, tcount);
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
   if (runs.empty()) return MPI_SUCCESS;
@@ -887,7 +920,7 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
                std::size_t tcount, const datatype::Type &tt, MPI_Op op, const void *compare,
                const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
-  const RunList runs = runs_of(tt, tcount);
+  const RunList runs = cached_runs_of(w, tt, tcount);
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
   if (runs.empty()) return MPI_SUCCESS;

@@ -16,10 +16,11 @@
 //    word changes with UCX atomics (through the endpoint to our own PE for members on this PE).
 // Accumulates hold the target's accumulate lock for their read-modify-write, which makes them
 // element-wise atomic and ordered (in node mode on memory the window allocated, those on 4- and
-// 8-byte integers use CPU atomics instead: every one of them, so the two never meet). In the first two modes nothing needs the target rank's help:
-// passive-target operations complete while it computes. In UCX mode that holds where UCX does
-// RMA in hardware; where it emulates RMA (TCP), the target's PE serves requests whenever it
-// drives the network (any MPI call of any of its ranks, or idle).
+// 8-byte integers use CPU atomics instead: every one of them, so the two never meet). In the first
+// two modes nothing needs the target rank's help: passive-target operations complete while it
+// computes. In UCX mode that holds where UCX does RMA in hardware; where it emulates RMA (TCP), the
+// target's PE serves requests whenever it drives the network (any MPI call of any of its ranks, or
+// idle).
 #pragma once
 
 #include "comm/comm.hpp"
@@ -130,6 +131,7 @@ struct Window {
   std::vector<Attached> attached;
 
   std::vector<ucs_status_ptr_t> pending; // UCX requests not finished yet
+  std::shared_ptr<void> run_cache;       // the byte runs of recently used derived target types
 
   // Epochs.
   bool fence = false;      // between fences (not after MPI_MODE_NOSUCCEED)
