@@ -8,18 +8,22 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(realpath -m "${1:?usage: gpu_stage.sh DEST [BUILD_DIR]}")
 build=$(realpath "${2:-$root/build}")
-[[ -d $build/ucx-cuda/lib ]] || { echo "gpu_stage: no $build/ucx-cuda (run scripts/build_ucx_cuda.sh)" >&2; exit 1; }
+ucx=$(sed -n 's/^AMPI_UCX_CUDA_PREFIX:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
+ucx=${ucx:-$build/ucx-cuda}
+grep -q '^AMPI_UCX_CUDA:BOOL=ON' "$build/CMakeCache.txt" ||
+  { echo "gpu_stage: $build was not configured with -DAMPI_UCX_CUDA=ON" >&2; exit 1; }
+[[ -d $ucx/lib ]] || { echo "gpu_stage: no UCX under $ucx (run scripts/build_ucx_cuda.sh)" >&2; exit 1; }
 rm -rf "$dest"
 mkdir -p "$dest/build/tests/gpu" "$dest/sys/lib" "$dest/scripts"
 cp -a "$build/bin" "$build/lib" "$dest/build/"
-cp -a "$build/ucx-cuda" "$dest/build/"
+cp -a "$ucx" "$dest/build/ucx-cuda"
 rm -rf "$dest/build/ucx-cuda/include" "$dest/build/ucx-cuda/lib/cmake"
 for f in "$build"/tests/gpu/*; do [[ -f $f ]] && cp -a "$f" "$dest/build/tests/gpu/"; done
 find "$dest/build" -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-unneeded {} + 2>/dev/null || true
 cp "$root"/scripts/gpu_measure.sh "$dest/scripts/"
 echo "$build" >"$dest/BUILD_PATH"
 cp -a /usr/lib/x86_64-linux-gnu/pmix2 "$dest/sys/pmix2"
-LD_LIBRARY_PATH=$build/ucx-cuda/lib ldd "$build/bin/ampirun" "$build/lib/libampi.so" |
+LD_LIBRARY_PATH=$ucx/lib ldd "$build/bin/ampirun" "$build/lib/libampi.so" |
   awk '$3 ~ /^\// {print $3}' | sort -u |
   grep -E 'libevent|libhwloc|libmunge|libudev|libpmix|libboost' | xargs -r -I{} cp -L {} "$dest/sys/lib/"
 cat >"$dest/gpu_env.sh" <<'EOS'
