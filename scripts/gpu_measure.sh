@@ -25,10 +25,10 @@ perftest() { # port env-for-server env-for-client -> lines "size lat bw"
   local port=$1 senv=$2 cenv=$3
   for s in $sizes; do
     local n=1000; [[ $s -ge 4194304 ]] && n=100
-    env $senv ucx_perftest -p "$port" -t tag_lat -m cuda -s "$s" -n "$n" >/dev/null 2>&1 &
+    env $senv timeout 60 ucx_perftest -p "$port" -t tag_lat -m cuda -s "$s" -n "$n" >/dev/null 2>&1 &
     local spid=$!
     sleep 1
-    env $cenv timeout 120 ucx_perftest 127.0.0.1 -p "$port" -t tag_lat -m cuda -s "$s" -n "$n" 2>&1 |
+    env $cenv timeout 60 ucx_perftest 127.0.0.1 -p "$port" -t tag_lat -m cuda -s "$s" -n "$n" 2>&1 |
       awk -v s="$s" '/Final:/ {printf "%s %s %.2f\n", s, $5, s / $5 / 1e3}'
     wait $spid
     port=$((port + 1))
@@ -54,6 +54,7 @@ cat "$out"/a.*
 echo "== (b) two processes, one GPU, MPS (ampirun --mps on starts the daemon)"
 ours 2 direct on CUDA_VISIBLE_DEVICES=0 >"$out/b.ours"
 ours 2 staging on CUDA_VISIBLE_DEVICES=0 >"$out/b.stage"
+ours 2 direct on CUDA_VISIBLE_DEVICES=0 AMPI_GPU_EAGER_LIMIT=8192 >"$out/be.ours"
 echo "== (b') the same without MPS (the GPU time-slices between the two processes)"
 ours 2 direct off CUDA_VISIBLE_DEVICES=0 >"$out/bx.ours"
 mps=$(mktemp -d)
@@ -69,6 +70,7 @@ if [[ $ngpu -ge 2 ]]; then
   echo "== (c) two processes, two GPUs"
   ours 2 direct off CUDA_VISIBLE_DEVICES=0,1 >"$out/c.ours"
   ours 2 staging off CUDA_VISIBLE_DEVICES=0,1 >"$out/c.stage"
+  ours 2 direct off CUDA_VISIBLE_DEVICES=0,1 AMPI_GPU_EAGER_LIMIT=8192 >"$out/ce.ours"
   perftest 13500 CUDA_VISIBLE_DEVICES=0 CUDA_VISIBLE_DEVICES=1 >"$out/c.ref"
   cat "$out"/c.*
 fi
@@ -79,6 +81,11 @@ printf "%-26s %10s %11s %9s %11s %9s %11s %9s\n" case bytes ours_us ours_GB/s re
   staging_us staging_GB/s
 row "(a) 1 process, 1 GPU" "$out/a.ours" "$out/a.ref" "$out/a.stage"
 row "(b) 2 processes, 1 GPU" "$out/b.ours" "$out/b.ref" "$out/b.stage"
+row "(b) device eager <= 8 KiB" "$out/be.ours" /dev/null /dev/null
 row "(b') same, no MPS" "$out/bx.ours" /dev/null /dev/null
-[[ $ngpu -ge 2 ]] && row "(c) 2 processes, 2 GPUs" "$out/c.ours" "$out/c.ref" "$out/c.stage"
+if [[ $ngpu -ge 2 ]]; then
+  row "(c) 2 processes, 2 GPUs" "$out/c.ours" "$out/c.ref" "$out/c.stage"
+  row "(c) device eager <= 8 KiB" "$out/ce.ours" /dev/null /dev/null
+fi
 echo "ref: (a) one cuMemcpyAsync+sync device to device; (b), (c) ucx_perftest tag_lat -m cuda"
+echo "device eager: AMPI_GPU_EAGER_LIMIT=8192 (device data copied into the host envelope)"
