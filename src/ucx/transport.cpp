@@ -64,6 +64,7 @@ void user_send_done(void *request, ucs_status_t status, void *user) {
 void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
                     void *user) {
   auto *op = static_cast<UserOp *>(user);
+  if (op->outstanding) --*op->outstanding; // device receives are counted (see wait)
   op->sink->recv_done(op->user, info ? info->length : 0, status == UCS_ERR_MESSAGE_TRUNCATED);
   delete op; // NOLINT: see recv_data
   ucp_request_free(request);
@@ -222,7 +223,8 @@ std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std
 
 void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user,
                           gpu::MemKind kind) {
-  auto op = std::make_unique<UserOp>(UserOp{&sink_, user, &outstanding_});
+  const bool device = gpu::is_device(kind);
+  auto op = std::make_unique<UserOp>(UserOp{&sink_, user, device ? &device_recvs_ : nullptr});
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                    UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
@@ -243,6 +245,7 @@ void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacit
     }
     fail("ucp_tag_recv_nbx (data)", UCS_PTR_STATUS(r));
   }
+  if (device) ++device_recvs_;
   static_cast<void>(op.release());
 }
 
@@ -299,7 +302,9 @@ bool Transport::progress() {
 void Transport::wait(int timeout_ms) {
   // A send still in flight may need our progress to leave (e.g. the rest of a TCP stream), and
   // UCX signals only arrivals on the event fd: keep driving until our sends are out.
-  if (outstanding_ > 0) return;
+  // Likewise for receives into device memory: UCX's CUDA transports finish them by polling CUDA
+  // events, which never signal the event fd.
+  if (outstanding_ > 0 || device_recvs_ > 0) return;
   if (ucp_worker_arm(worker_) == UCS_ERR_BUSY) return; // events are pending: go and progress
   pollfd pfd{efd_, POLLIN, 0};
   ::poll(&pfd, 1, timeout_ms);

@@ -137,7 +137,8 @@ private:
   std::size_t gpu_eager_limit_ = kDefaultGpuEagerLimit;
   static constexpr std::size_t kDefaultGpuEagerLimit = 0;
   std::vector<std::byte> gpu_staging_;
-  std::size_t outstanding_ = 0; // sends still owned by UCX
+  std::size_t outstanding_ = 0;  // sends still owned by UCX
+  std::size_t device_recvs_ = 0; // receives into device memory still owned by UCX
   std::uint64_t sent_ = 0;
   std::uint64_t received_ = 0;
   static constexpr std::size_t kStagingBytes = 1024;
