@@ -58,6 +58,9 @@ public:
   bool finalized = false;
   bool probing = false; // blocked in MPI_Probe: new unexpected messages wake it
   int exit_code = 0;
+  // ---- privatize (src/privatize): this rank's copy of the program (a dlopen handle), if any
+  void *program = nullptr;
+  void *program_dso = nullptr; // its __dso_handle
   // The MPI call the rank is blocked in, for the deadlock report.
   const char *blocked_in = nullptr;
   std::uint32_t blocked_context = 0;

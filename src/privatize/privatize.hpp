@@ -1,0 +1,105 @@
+// src/privatize/privatize.hpp — per-rank copies of the program: when several ranks share a
+// process, each rank runs its own copy of the executable (a private file, loaded with dlopen), so
+// that the program's global and static variables, its constructors and destructors and its
+// atexit handlers are per rank, while libc, libstdc++, libampi and every other library are loaded
+// once. Also what the program file is (Image: PIE or not, copy relocations, TLS, init/fini arrays).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ampi {
+class Rank;
+}
+
+namespace ampi::privatize {
+
+using MainFn = int (*)(int, char **, char **);
+using InitFn = void (*)(int, char **, char **);
+
+// The running executable (/proc/self/exe), read from its file.
+class Image {
+public:
+  // Reads the headers of the running program. On failure, problem() says why.
+  Image();
+  ~Image();
+  Image(Image &&other) noexcept;
+  Image &operator=(Image &&) = delete;
+  Image(const Image &) = delete;
+
+  // The file could be read, and its init array found.
+  bool readable() const noexcept { return fd_ >= 0 && readable_; }
+  // Empty when per-rank copies can be made; otherwise why not (for the start-up warning).
+  const std::string &problem() const noexcept { return problem_; }
+  // Cases that work but with limits worth a warning (thread_local variables, shared libraries
+  // of the program's own).
+  const std::vector<std::string> &notes() const noexcept { return notes_; }
+  const std::string &path() const noexcept { return path_; }
+
+  // The program as started: runs its constructors that come after `self` in its init array (when
+  // nothing is privatized, the program's own constructors run once, from here).
+  void run_init_after(InitFn self, int argc, char **argv, char **envp) const;
+  // The program as started never ran its constructors (the copies did): its destructor functions
+  // must not run at exit either.
+  void disable_fini() const;
+
+  // Writes a loadable copy to `path` (the executable with DF_1_PIE cleared, which glibc's dlopen
+  // requires).
+  void write_copy(const std::string &path) const;
+
+private:
+  struct Segment {
+    std::uint64_t vaddr, offset, filesz;
+  };
+  std::uint64_t file_offset(std::uint64_t vaddr) const; // ~0 if not in the file
+  void read_at(std::uint64_t offset, void *to, std::size_t n) const;
+  void scan();
+
+  int fd_ = -1;
+  bool readable_ = false;
+  std::uint64_t size_ = 0;
+  std::string path_;
+  std::string problem_;
+  std::vector<std::string> notes_;
+  std::vector<Segment> loads_;
+  std::uint64_t flags1_offset_ = 0; // file offset of DT_FLAGS_1's value
+  std::uint64_t flags1_ = 0;
+  std::uint64_t init_array_ = 0, init_array_size_ = 0; // vaddr, bytes
+  std::uint64_t fini_array_ = 0, fini_array_size_ = 0;
+};
+
+// The copies of the program that this process's ranks run.
+class Programs {
+public:
+  // `image` must have no problem(); `label` names the job in the directory name.
+  explicit Programs(Image image);
+  ~Programs();
+  Programs(const Programs &) = delete;
+  Programs &operator=(const Programs &) = delete;
+
+  // The MainFn the PE runs for every rank: loads the rank's copy (its constructors run, on the
+  // rank's stack), resets libc's getopt state, runs the copy's main, and after a return from main
+  // past MPI_Finalize unloads the copy (its destructors and atexit handlers run).
+  static int rank_main(int argc, char **argv, char **envp);
+  // exit() in a rank: runs its destructors (unloads its copy) if it has one.
+  static void unload_current(Rank &r) noexcept;
+  // Called by the start object of a copy being loaded: takes its main. False when no copy is
+  // being loaded (the program as started).
+  // `dso` is the copy's __dso_handle (its atexit handlers and C++ destructors are registered
+  // under it).
+  static bool take_loading_main(MainFn main, void *dso) noexcept;
+
+private:
+  MainFn load(Rank &r);
+  void unload(Rank &r) noexcept;
+
+  static thread_local Programs *current_;
+  Image image_;
+  std::string dir_;  // private directory of the copies (0700)
+  std::string base_; // the program's file name
+  int watcher_ = -1; // write end of the pipe whose closing tells the cleaner to remove dir_
+};
+
+} // namespace ampi::privatize

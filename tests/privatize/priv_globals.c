@@ -1,0 +1,70 @@
+/* tests/privatize/priv_globals.c — per-rank copies of C globals: initialised and zeroed globals,
+ * static globals, function statics and a constructor's effect are each rank's own; destructor
+ * functions and atexit handlers run once per rank after its MPI_Finalize (the CTest run checks
+ * their output lines). */
+#include "../mpi/mpitest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int initialised = 42;   /* .data */
+int zeroed;             /* .bss */
+static long table[256]; /* static .bss array */
+static int constructed; /* how often this copy's constructor ran */
+static int my_rank = -1;
+static const char *phase = "before main";
+
+__attribute__((constructor)) static void construct(void) {
+  ++constructed;
+  phase = "constructed";
+}
+
+__attribute__((destructor)) static void destruct(void) {
+  printf("destructor rank %d phase %s\n", my_rank, phase);
+  fflush(stdout);
+}
+
+static void at_exit(void) {
+  printf("atexit rank %d\n", my_rank);
+  fflush(stdout);
+}
+
+static int next_ticket(void) {
+  static int ticket = 100; /* a function static */
+  return ticket++;
+}
+
+int main(int argc, char **argv) {
+  CHECK(constructed == 1, "rank %d", my_rank);
+  CHECK(initialised == 42 && zeroed == 0 && table[255] == 0, "rank %d", my_rank);
+  CHECK(phase[0] == 'c', "rank %d", my_rank);
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  my_rank = rank;
+  atexit(at_exit);
+  /* Every rank writes its own values, then lets the others write theirs. */
+  initialised = 1000 + rank;
+  zeroed = 2000 + rank;
+  for (int i = 0; i < 256; ++i)
+    table[i] = (long)rank * 256 + i;
+  for (int i = 0; i < rank % 5; ++i)
+    next_ticket();
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(initialised == 1000 + rank, "rank %d", my_rank);
+  CHECK(zeroed == 2000 + rank, "rank %d", my_rank);
+  for (int i = 0; i < 256; ++i)
+    CHECK(table[i] == (long)rank * 256 + i, "rank %d", my_rank);
+  CHECK(next_ticket() == 100 + rank % 5, "rank %d", my_rank);
+  CHECK(constructed == 1, "rank %d", my_rank);
+  /* The sum over ranks of a value kept in a global is what the ranks' own values add up to. */
+  long mine = initialised, sum = 0;
+  MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(sum == 1000L * size + (long)size * (size - 1) / 2, "rank %d", my_rank);
+  phase = "finalized";
+  MPI_Finalize();
+  if (rank == 0) printf("ok priv_globals (%d ranks)\n", size);
+  return 0;
+}
