@@ -22,8 +22,9 @@ static void ampi_start_early(int argc, char **argv, char **envp) {
   ampi_start(argc, argv, envp, __real_main, ampi_start_early, &__dso_handle);
 }
 
-__attribute__((section(".init_array.00099"), used)) static void (*const ampi_start_entry)(
-    int, char **, char **) = ampi_start_early;
+__attribute__((section(".init_array.00099"),
+               used)) static void (*const ampi_start_entry)(int, char **,
+                                                            char **) = ampi_start_early;
 
 int __wrap_main(int argc, char **argv, char **envp) {
   return ampi_main(argc, argv, envp, __real_main);

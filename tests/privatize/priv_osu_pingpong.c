@@ -32,11 +32,20 @@ static int process_options(int argc, char **argv) {
   int c, index;
   while ((c = getopt_long(argc, argv, "+:i:x:m:vh", long_options, &index)) != -1) {
     switch (c) {
-    case 'i': options.iterations = atoi(optarg); break;
-    case 'x': options.warmup = atoi(optarg); break;
-    case 'm': options.max_size = atoi(optarg); break;
-    case 'v': options.validate = 1; break;
-    default: return -1;
+    case 'i':
+      options.iterations = atoi(optarg);
+      break;
+    case 'x':
+      options.warmup = atoi(optarg);
+      break;
+    case 'm':
+      options.max_size = atoi(optarg);
+      break;
+    case 'v':
+      options.validate = 1;
+      break;
+    default:
+      return -1;
     }
     ++options.parsed;
   }
