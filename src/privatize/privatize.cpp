@@ -93,12 +93,6 @@ int find_main_object(dl_phdr_info *info, std::size_t, void *data) {
   return 1;
 }
 
-ElfW(Addr) program_bias() {
-  MainObject m;
-  dl_iterate_phdr(find_main_object, &m);
-  return m.bias;
-}
-
 // A directory for the copies: AMPI_PRIVATIZE_DIR, else /dev/shm, $TMPDIR, /tmp; the first that is
 // writable and lets us map files executable.
 std::string pick_directory() {
@@ -193,7 +187,8 @@ Image::Image(Image &&o) noexcept
     : fd_(o.fd_), size_(o.size_), path_(std::move(o.path_)), problem_(std::move(o.problem_)),
       notes_(std::move(o.notes_)), loads_(std::move(o.loads_)), flags1_offset_(o.flags1_offset_),
       flags1_(o.flags1_), init_array_(o.init_array_), init_array_size_(o.init_array_size_),
-      fini_array_(o.fini_array_), fini_array_size_(o.fini_array_size_) {
+      fini_array_(o.fini_array_), fini_array_size_(o.fini_array_size_), relro_(o.relro_),
+      relro_size_(o.relro_size_) {
   readable_ = o.readable_;
   o.fd_ = -1;
 }
@@ -232,6 +227,10 @@ void Image::scan() {
   for (const auto &p : ph) {
     if (p.p_type == PT_LOAD) loads_.push_back({p.p_vaddr, p.p_offset, p.p_filesz});
     if (p.p_type == PT_DYNAMIC) dynamic = &p;
+    if (p.p_type == PT_GNU_RELRO) {
+      relro_ = p.p_vaddr;
+      relro_size_ = p.p_memsz;
+    }
     if (p.p_type == PT_TLS && p.p_memsz > 0)
       notes_.emplace_back("its thread_local/__thread variables are per OS thread: the ranks that "
                           "a process runs share them");
@@ -349,19 +348,32 @@ void Image::run_init_after(InitFn self, int argc, char **argv, char **envp) cons
     arr[i](argc, argv, envp);
 }
 
-void Image::disable_fini() const {
+std::uintptr_t Image::program_bias() {
+  MainObject m;
+  dl_iterate_phdr(find_main_object, &m);
+  return m.bias;
+}
+
+void Image::run_fini(std::uintptr_t bias) const {
   if (!fini_array_ || !fini_array_size_) return;
-  const ElfW(Addr) at = program_bias() + fini_array_;
+  auto *arr = reinterpret_cast<InitFn *>(bias + fini_array_);
+  for (std::size_t i = fini_array_size_ / sizeof(InitFn); i-- > 0;)
+    reinterpret_cast<void (*)()>(arr[i])();
+}
+
+void Image::disable_fini(std::uintptr_t bias) const {
+  if (!fini_array_ || !fini_array_size_) return;
+  const ElfW(Addr) at = bias + fini_array_;
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const ElfW(Addr) lo = at & ~(page - 1);
   const ElfW(Addr) hi = (at + fini_array_size_ + page - 1) & ~(page - 1);
   // The array sits in the RELRO part (read-only after relocation), or in plain writable data.
-  const bool readonly =
-      ::mprotect(reinterpret_cast<void *>(lo), hi - lo, PROT_READ | PROT_WRITE) == 0;
+  const bool relro = at >= bias + relro_ && at < bias + relro_ + relro_size_;
+  if (relro) ::mprotect(reinterpret_cast<void *>(lo), hi - lo, PROT_READ | PROT_WRITE);
   auto *arr = reinterpret_cast<InitFn *>(at);
   for (std::size_t i = 0; i < fini_array_size_ / sizeof(InitFn); ++i)
     arr[i] = do_nothing;
-  if (readonly) ::mprotect(reinterpret_cast<void *>(lo), hi - lo, PROT_READ);
+  if (relro) ::mprotect(reinterpret_cast<void *>(lo), hi - lo, PROT_READ);
 }
 
 void Image::write_copy(const std::string &to) const {
@@ -451,11 +463,16 @@ void Programs::unload(Rank &r) noexcept {
   if (!handle) return;
   r.program = nullptr;
   // As exit() does: first the atexit handlers and C++ destructors (LIFO), then the destructor
-  // functions (dlclose), on the rank's stack.
+  // functions, on the rank's stack. The copy stays mapped until the process ends, as a finished
+  // program's memory does until exit: what its globals point to is still reachable (leak checkers
+  // see what they would see at exit), and its destructor functions are then disarmed so that the
+  // process's exit does not run them again.
   if (r.program_dso) __cxa_finalize(r.program_dso);
-  ::dlclose(handle);
-  const std::string path = dir_ + "/" + base_ + ".rank" + std::to_string(r.world_rank);
-  ::unlink(path.c_str());
+  link_map *map = nullptr;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map) {
+    image_.run_fini(map->l_addr);
+    image_.disable_fini(map->l_addr);
+  }
 }
 
 int Programs::rank_main(int argc, char **argv, char **envp) {

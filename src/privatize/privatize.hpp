@@ -42,8 +42,14 @@ public:
   // nothing is privatized, the program's own constructors run once, from here).
   void run_init_after(InitFn self, int argc, char **argv, char **envp) const;
   // The program as started never ran its constructors (the copies did): its destructor functions
-  // must not run at exit either.
-  void disable_fini() const;
+  // must not run at exit either. With `bias`: the same for a copy loaded there (whose destructor
+  // functions have run already).
+  void disable_fini() const { disable_fini(program_bias()); }
+  void disable_fini(std::uintptr_t bias) const;
+  // Runs the destructor functions (fini array, last first) of the copy loaded at `bias`.
+  void run_fini(std::uintptr_t bias) const;
+  // Where the program as started is loaded.
+  static std::uintptr_t program_bias();
 
   // Writes a loadable copy to `path` (the executable with DF_1_PIE cleared, which glibc's dlopen
   // requires).
@@ -68,6 +74,7 @@ private:
   std::uint64_t flags1_ = 0;
   std::uint64_t init_array_ = 0, init_array_size_ = 0; // vaddr, bytes
   std::uint64_t fini_array_ = 0, fini_array_size_ = 0;
+  std::uint64_t relro_ = 0, relro_size_ = 0; // PT_GNU_RELRO: vaddr, bytes
 };
 
 // The copies of the program that this process's ranks run.
