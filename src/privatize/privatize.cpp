@@ -188,7 +188,7 @@ Image::Image(Image &&o) noexcept
       notes_(std::move(o.notes_)), loads_(std::move(o.loads_)), flags1_offset_(o.flags1_offset_),
       flags1_(o.flags1_), init_array_(o.init_array_), init_array_size_(o.init_array_size_),
       fini_array_(o.fini_array_), fini_array_size_(o.fini_array_size_), relro_(o.relro_),
-      relro_size_(o.relro_size_) {
+      relro_size_(o.relro_size_), slim_(std::move(o.slim_)) {
   readable_ = o.readable_;
   o.fd_ = -1;
 }
@@ -376,7 +376,7 @@ void Image::disable_fini(std::uintptr_t bias) const {
   if (relro) ::mprotect(reinterpret_cast<void *>(lo), hi - lo, PROT_READ);
 }
 
-void Image::write_copy(const std::string &to) const {
+void Image::write_full(const std::string &to, bool loadable) const {
   const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
   if (out < 0) fail("creating " + to);
   std::uint64_t done = 0;
@@ -400,12 +400,148 @@ void Image::write_copy(const std::string &to) const {
     }
   }
   const std::uint64_t flags = flags1_ & ~std::uint64_t{DF_1_PIE};
-  if (::pwrite(out, &flags, sizeof flags, static_cast<off_t>(flags1_offset_)) !=
-      static_cast<ssize_t>(sizeof flags)) {
+  if (loadable && ::pwrite(out, &flags, sizeof flags, static_cast<off_t>(flags1_offset_)) !=
+                      static_cast<ssize_t>(sizeof flags)) {
     ::close(out);
     fail("writing " + to);
   }
   ::close(out);
+}
+
+void Image::write_copy(const std::string &to) const {
+  if (slim_.empty()) {
+    write_full(to, true);
+    return;
+  }
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  if (out < 0) fail("creating " + to);
+  std::size_t done = 0;
+  while (done < slim_.size()) {
+    const ssize_t n = ::write(out, slim_.data() + done, slim_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(out);
+      fail("writing " + to);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(out);
+}
+
+namespace {
+
+// The CRC of .gnu_debuglink (zlib's CRC-32), as gdb checks it.
+std::uint32_t crc32(std::uint32_t crc, const unsigned char *p, std::size_t n) {
+  crc = ~crc;
+  while (n--) {
+    crc ^= *p++;
+    for (int k = 0; k < 8; ++k)
+      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+} // namespace
+
+void Image::make_slim(const std::string &debug_name) {
+  slim_.clear();
+  ElfW(Ehdr) eh{};
+  read_at(0, &eh, sizeof eh);
+  if (eh.e_shoff == 0 || eh.e_shnum == 0 || eh.e_shstrndx == SHN_UNDEF ||
+      eh.e_shstrndx >= SHN_LORESERVE || eh.e_shentsize != sizeof(ElfW(Shdr)))
+    return;
+  std::uint64_t load_end = 0;
+  for (const Segment &sg : loads_)
+    load_end = std::max(load_end, sg.offset + sg.filesz);
+  std::vector<ElfW(Phdr)> ph(eh.e_phnum);
+  read_at(eh.e_phoff, ph.data(), ph.size() * sizeof(ElfW(Phdr)));
+  for (const auto &p : ph) // everything the loader reads must lie in the kept part
+    if (p.p_type != PT_GNU_STACK && p.p_offset + p.p_filesz > load_end) return;
+  if (eh.e_phoff + ph.size() * sizeof(ElfW(Phdr)) > load_end || flags1_offset_ + 8 > load_end)
+    return;
+  std::vector<ElfW(Shdr)> sh(eh.e_shnum);
+  read_at(eh.e_shoff, sh.data(), sh.size() * sizeof(ElfW(Shdr)));
+  const ElfW(Shdr) &names = sh[eh.e_shstrndx];
+  std::vector<char> oldnames(names.sh_size + 1, '\0');
+  read_at(names.sh_offset, oldnames.data(), names.sh_size);
+
+  // Keep the sections the program's memory is made of; drop symbols and debug information (gdb
+  // reads them from the debug file that .gnu_debuglink names).
+  std::vector<int> map(sh.size(), 0);
+  std::vector<ElfW(Shdr)> kept{ElfW(Shdr){}};
+  std::string newnames(1, '\0');
+  for (std::size_t i = 1; i < sh.size(); ++i) {
+    if (!(sh[i].sh_flags & SHF_ALLOC)) continue;
+    if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_offset + sh[i].sh_size > load_end) return;
+    if (sh[i].sh_name >= names.sh_size) return;
+    map[i] = static_cast<int>(kept.size());
+    ElfW(Shdr) s = sh[i];
+    s.sh_name = static_cast<ElfW(Word)>(newnames.size());
+    newnames += &oldnames[sh[i].sh_name];
+    newnames += '\0';
+    kept.push_back(s);
+  }
+  for (std::size_t i = 1; i < kept.size(); ++i) {
+    ElfW(Shdr) &s = kept[i];
+    s.sh_link = s.sh_link < map.size() ? static_cast<ElfW(Word)>(map[s.sh_link]) : 0;
+    if ((s.sh_flags & SHF_INFO_LINK) || s.sh_type == SHT_REL || s.sh_type == SHT_RELA)
+      s.sh_info = s.sh_info < map.size() ? static_cast<ElfW(Word)>(map[s.sh_info]) : 0;
+  }
+
+  // The debug file's CRC.
+  std::uint32_t crc = 0;
+  {
+    std::vector<unsigned char> buf(1 << 20);
+    for (std::uint64_t at = 0; at < size_;) {
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size_ - at));
+      read_at(at, buf.data(), n);
+      crc = crc32(crc, buf.data(), n);
+      at += n;
+    }
+  }
+
+  std::vector<char> out(load_end);
+  read_at(0, out.data(), out.size());
+  const std::uint64_t flags = flags1_ & ~std::uint64_t{DF_1_PIE};
+  std::memcpy(out.data() + flags1_offset_, &flags, sizeof flags);
+  auto align = [&out](std::size_t a) { out.resize((out.size() + a - 1) / a * a, '\0'); };
+
+  align(4); // .gnu_debuglink: the file name, padding to 4, the CRC
+  ElfW(Shdr) link{};
+  link.sh_name = static_cast<ElfW(Word)>(newnames.size());
+  newnames += ".gnu_debuglink";
+  newnames += '\0';
+  link.sh_type = SHT_PROGBITS;
+  link.sh_offset = out.size();
+  link.sh_addralign = 4;
+  out.insert(out.end(), debug_name.begin(), debug_name.end());
+  out.push_back('\0');
+  align(4);
+  const auto *c = reinterpret_cast<const char *>(&crc);
+  out.insert(out.end(), c, c + 4);
+  link.sh_size = out.size() - link.sh_offset;
+  kept.push_back(link);
+
+  ElfW(Shdr) strtab{};
+  strtab.sh_name = static_cast<ElfW(Word)>(newnames.size());
+  newnames += ".shstrtab";
+  newnames += '\0';
+  strtab.sh_type = SHT_STRTAB;
+  strtab.sh_offset = out.size();
+  strtab.sh_size = newnames.size();
+  strtab.sh_addralign = 1;
+  out.insert(out.end(), newnames.begin(), newnames.end());
+  kept.push_back(strtab);
+
+  align(8);
+  auto *h = reinterpret_cast<ElfW(Ehdr) *>(out.data());
+  h->e_shoff = out.size();
+  h->e_shnum = static_cast<ElfW(Half)>(kept.size());
+  h->e_shstrndx = static_cast<ElfW(Half)>(kept.size() - 1);
+  const auto *k = reinterpret_cast<const char *>(kept.data());
+  out.insert(out.end(), k, k + kept.size() * sizeof(ElfW(Shdr)));
+  slim_ = std::move(out);
 }
 
 // ---- Programs
@@ -419,6 +555,14 @@ Programs::Programs(Image image) : image_(std::move(image)) {
   if (!::mkdtemp(tmpl.data())) fail("creating a directory for the per-rank copies in " + tmpl);
   dir_ = tmpl;
   watcher_ = start_cleaner(dir_);
+  // One full copy of the program, for gdb (the debug file of every rank's copy); the ranks' copies
+  // then hold only what is loaded.
+  try {
+    image_.write_full(dir_ + "/" + base_ + ".debug", false);
+    image_.make_slim(base_ + ".debug");
+  } catch (const std::exception &) {
+    image_.drop_slim(); // full copies then
+  }
   current_ = this;
 }
 

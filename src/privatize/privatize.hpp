@@ -52,8 +52,15 @@ public:
   static std::uintptr_t program_bias();
 
   // Writes a loadable copy to `path` (the executable with DF_1_PIE cleared, which glibc's dlopen
-  // requires).
+  // requires): the slim one if make_slim() made it, else the whole file.
   void write_copy(const std::string &path) const;
+  // Writes the whole file to `path`; `loadable`: with DF_1_PIE cleared.
+  void write_full(const std::string &path, bool loadable) const;
+  // Prepares slim copies: only the loaded part of the file and its section headers, with a
+  // .gnu_debuglink to `debug_name` (the whole file, next to the copies) where gdb finds the
+  // symbols and debug information. Leaves none when the file's layout does not allow it.
+  void make_slim(const std::string &debug_name);
+  void drop_slim() noexcept { slim_.clear(); }
 
 private:
   struct Segment {
@@ -75,6 +82,7 @@ private:
   std::uint64_t init_array_ = 0, init_array_size_ = 0; // vaddr, bytes
   std::uint64_t fini_array_ = 0, fini_array_size_ = 0;
   std::uint64_t relro_ = 0, relro_size_ = 0; // PT_GNU_RELRO: vaddr, bytes
+  std::vector<char> slim_;                   // the slim copy, if any
 };
 
 // The copies of the program that this process's ranks run.
