@@ -1,11 +1,12 @@
 /* tests/privatize/priv_globals.c — per-rank copies of C globals: initialised and zeroed globals,
  * static globals, function statics and a constructor's effect are each rank's own; destructor
  * functions and atexit handlers run once per rank after its MPI_Finalize (the CTest run checks
- * their output lines). */
+ * their output lines), also for a rank that ends with exit() (argument "exit5"). */
 #include "../mpi/mpitest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int initialised = 42;   /* .data */
 int zeroed;             /* .bss */
@@ -66,5 +67,7 @@ int main(int argc, char **argv) {
   phase = "finalized";
   MPI_Finalize();
   if (rank == 0) printf("ok priv_globals (%d ranks)\n", size);
+  /* "exit5": the last rank ends with exit(5), the others return 0; the process's status is 5. */
+  if (argc > 1 && strcmp(argv[1], "exit5") == 0 && rank == size - 1) exit(5);
   return 0;
 }
