@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,14 @@ int main(int argc, char **argv) {
   CHECK(calls() == rank % 3 + 2);
   CHECK(inline_counter() == rank + 1);
   CHECK(Registry<long>::total == 10L * rank);
+  // Exceptions unwind through a rank's copy (found among a thousand loaded objects).
+  int caught = -1;
+  try {
+    throw std::runtime_error(name);
+  } catch (const std::runtime_error &e) {
+    caught = e.what() == name ? rank : -2;
+  }
+  CHECK(caught == rank);
   long mine = constructions, sum = 0;
   MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   CHECK(sum == size);
