@@ -39,7 +39,7 @@ extern "C" void __cxa_finalize(void *dso);
 
 namespace ampi::privatize {
 
-thread_local Programs *Programs::current_ = nullptr;
+Programs *Programs::current_ = nullptr;
 
 namespace {
 

@@ -110,7 +110,9 @@ private:
   MainFn load(Rank &r);
   void unload(Rank &r) noexcept;
 
-  static thread_local Programs *current_;
+  // The process's copies: set before any rank starts, cleared after all have ended (read by the
+  // ranks of every PE thread).
+  static Programs *current_;
   Image image_;
   std::string dir_;  // private directory of the copies (0700)
   std::string base_; // the program's file name
