@@ -7,9 +7,10 @@
 // own .data and .bss; their references to libc, libampi and the other libraries bind to the ones
 // already loaded. Code compiled with -fPIC reaches the program's own globals PC-relative (the
 // linker relaxes the GOT loads of an executable), so each copy uses its own; libraries' variables
-// (optind, std::cout) go through the GOT to the one shared instance. The copies stay on disk (in
-// tmpfs when /dev/shm is usable) while the process lives, so that gdb can read their symbols; a
-// small cleaner process removes the directory when the process ends, however it ends.
+// (optind, std::cout) go through the GOT to the one shared instance. A rank's copy holds only the
+// loaded part of the file, with a .gnu_debuglink to one full copy next to it, where gdb finds the
+// symbols. The files stay (in tmpfs when /dev/shm is usable) while the process lives; a small
+// cleaner process removes the directory when the process ends, however it ends.
 #include "privatize/privatize.hpp"
 
 #include "ranks/pe.hpp"
@@ -23,7 +24,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -544,8 +544,7 @@ void Image::make_slim(const std::string &debug_name) {
   slim_ = std::move(out);
 }
 
-// ---- Programs
-// ------------------------------------------------------------------------------------
+// ---- Programs ----------------------------------------------------------------------------------
 
 Programs::Programs(Image image) : image_(std::move(image)) {
   const std::string &p = image_.path();
