@@ -2,7 +2,7 @@
  * -Wl,--wrap=main): the program's entry into the library. Plain C so that C programs link it
  * without the C++ runtime.
  *
- * ampi_start_early is the program's first constructor (.init_array.00099 runs before every
+ * ampi_start_early is the program's first constructor (.init_array.00100 runs before every
  * constructor of priority 101 and up, and before the unprioritised ones). In the program as
  * started, it hands the real main to the library, which runs the whole job from there (one copy
  * of the program per rank when ranks share the process, see src/privatize) and exits: the rest
@@ -22,9 +22,11 @@ static void ampi_start_early(int argc, char **argv, char **envp) {
   ampi_start(argc, argv, envp, __real_main, ampi_start_early, &__dso_handle);
 }
 
-__attribute__((section(".init_array.00099"),
-               used)) static void (*const ampi_start_entry)(int, char **,
-                                                            char **) = ampi_start_early;
+/* Priority 100: after the sanitizers' module constructors (99), before the program's (101 and up,
+ * then unprioritised). Not const: .init_array sections are writable where the compiler emits its
+ * own (sanitizer builds), and must agree. */
+__attribute__((section(".init_array.00100"),
+               used)) static void (*ampi_start_entry)(int, char **, char **) = ampi_start_early;
 
 int __wrap_main(int argc, char **argv, char **envp) {
   return ampi_main(argc, argv, envp, __real_main);
