@@ -35,6 +35,11 @@ static int next_ticket(void) {
   return ticket++;
 }
 
+/* Where gdb_test.sh stops each rank (in its own copy) to read its statics. */
+__attribute__((noinline)) void priv_checked(void) {
+  __asm__ volatile("" ::: "memory");
+}
+
 int main(int argc, char **argv) {
   CHECK(constructed == 1, "rank %d", my_rank);
   CHECK(initialised == 42 && zeroed == 0 && table[255] == 0, "rank %d", my_rank);
@@ -64,6 +69,7 @@ int main(int argc, char **argv) {
   long mine = initialised, sum = 0;
   MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   CHECK(sum == 1000L * size + (long)size * (size - 1) / 2, "rank %d", my_rank);
+  priv_checked();
   phase = "finalized";
   MPI_Finalize();
   if (rank == 0) printf("ok priv_globals (%d ranks)\n", size);
