@@ -81,6 +81,19 @@ bool system_library(const char *path) {
 void do_nothing(int, char **, char **) {
 }
 
+// Whether a debugger traces us (TracerPid in /proc/self/status is not 0).
+bool under_debugger() {
+  const int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[4096];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char *t = std::strstr(buf, "TracerPid:");
+  return t && std::strtol(t + 10, nullptr, 10) != 0;
+}
+
 struct MainObject {
   ElfW(Addr) bias = 0;
   bool found = false;
@@ -187,7 +200,7 @@ Image::Image(Image &&o) noexcept
       notes_(std::move(o.notes_)), loads_(std::move(o.loads_)), flags1_offset_(o.flags1_offset_),
       flags1_(o.flags1_), init_array_(o.init_array_), init_array_size_(o.init_array_size_),
       fini_array_(o.fini_array_), fini_array_size_(o.fini_array_size_), relro_(o.relro_),
-      relro_size_(o.relro_size_), slim_(std::move(o.slim_)) {
+      relro_size_(o.relro_size_), slim_(std::move(o.slim_)), textrel_(o.textrel_) {
   readable_ = o.readable_;
   o.fd_ = -1;
 }
@@ -224,7 +237,8 @@ void Image::scan() {
   read_at(eh.e_phoff, ph.data(), ph.size() * sizeof(ElfW(Phdr)));
   const ElfW(Phdr) *dynamic = nullptr;
   for (const auto &p : ph) {
-    if (p.p_type == PT_LOAD) loads_.push_back({p.p_vaddr, p.p_offset, p.p_filesz});
+    if (p.p_type == PT_LOAD)
+      loads_.push_back({p.p_vaddr, p.p_offset, p.p_filesz, p.p_memsz, p.p_flags});
     if (p.p_type == PT_DYNAMIC) dynamic = &p;
     if (p.p_type == PT_GNU_RELRO) {
       relro_ = p.p_vaddr;
@@ -543,6 +557,40 @@ void Image::make_slim(const std::string &debug_name) {
   slim_ = std::move(out);
 }
 
+bool Image::share_readonly(std::uintptr_t bias, const std::string &path) const {
+  if (textrel_ || fd_ < 0) return true;
+  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  auto down = [page](std::uint64_t x) { return x & ~(page - 1); };
+  auto up = [page](std::uint64_t x) { return (x + page - 1) & ~(page - 1); };
+  auto overlaps = [](std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d) {
+    return a < d && c < b;
+  };
+  const int copy = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  for (const Segment &sg : loads_) {
+    if ((sg.flags & PF_W) || sg.memsz != sg.filesz || sg.filesz == 0) continue;
+    const std::uint64_t vlo = down(sg.vaddr), vhi = up(sg.vaddr + sg.filesz);
+    const std::uint64_t flo = down(sg.offset), fhi = up(sg.offset + sg.filesz);
+    bool shared_page = false, shared_file_page = flo == 0; // keep the headers for debuggers
+    for (const Segment &w : loads_) {
+      if (!(w.flags & PF_W)) continue;
+      shared_page |= overlaps(vlo, vhi, down(w.vaddr), up(w.vaddr + w.memsz));
+      shared_file_page |= overlaps(flo, fhi, down(w.offset), up(w.offset + w.filesz));
+    }
+    if (shared_page) continue; // a page that writable data shares stays the copy's own
+    const int prot = ((sg.flags & PF_R) ? PROT_READ : 0) | ((sg.flags & PF_X) ? PROT_EXEC : 0);
+    void *at = reinterpret_cast<void *>(bias + vlo);
+    if (::mmap(at, vhi - vlo, prot, MAP_PRIVATE | MAP_FIXED, fd_, static_cast<off_t>(flo)) != at) {
+      if (copy >= 0) ::close(copy);
+      return false;
+    }
+    if (copy >= 0 && !shared_file_page)
+      ::fallocate(copy, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(flo),
+                  static_cast<off_t>(fhi - flo));
+  }
+  if (copy >= 0) ::close(copy);
+  return true;
+}
+
 // ---- Programs ----------------------------------------------------------------------------------
 
 Programs::Programs(Image image) : image_(std::move(image)) {
@@ -593,6 +641,15 @@ MainFn Programs::load(Rank &r) {
                  "ampi: rank %d: its copy of the program did not announce its main (not linked "
                  "with mpicc's start-up object?)\n",
                  r.world_rank);
+    Pe::abort_job(1);
+  }
+  link_map *map = nullptr;
+  // A debugger attached by now has put its breakpoints into this copy's code as it was loaded:
+  // that code must then stay the copy's own.
+  if (!under_debugger() && ::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map &&
+      !image_.share_readonly(map->l_addr, path)) {
+    std::fprintf(stderr, "ampi: rank %d: cannot map the program's code into its copy: %s\n",
+                 r.world_rank, std::strerror(errno));
     Pe::abort_job(1);
   }
   r.program = handle;

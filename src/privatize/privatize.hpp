@@ -61,10 +61,17 @@ public:
   // symbols and debug information. Leaves none when the file's layout does not allow it.
   void make_slim(const std::string &debug_name);
   void drop_slim() noexcept { slim_.clear(); }
+  // After the copy at `path` is loaded at `bias`: maps its read-only segments (code, constants,
+  // unwind tables: identical in every copy, never relocated) from the program's own file instead,
+  // so that all ranks share those pages, and frees them from the copy's file (but for the first
+  // page, the headers that debuggers read). Returns false if mapping failed (the copy's pages are
+  // then gone: the caller must stop).
+  bool share_readonly(std::uintptr_t bias, const std::string &path) const;
 
 private:
   struct Segment {
-    std::uint64_t vaddr, offset, filesz;
+    std::uint64_t vaddr, offset, filesz, memsz;
+    std::uint32_t flags;
   };
   std::uint64_t file_offset(std::uint64_t vaddr) const; // ~0 if not in the file
   void read_at(std::uint64_t offset, void *to, std::size_t n) const;
@@ -83,6 +90,7 @@ private:
   std::uint64_t fini_array_ = 0, fini_array_size_ = 0;
   std::uint64_t relro_ = 0, relro_size_ = 0; // PT_GNU_RELRO: vaddr, bytes
   std::vector<char> slim_;                   // the slim copy, if any
+  bool textrel_ = false;                     // relocations in read-only segments
 };
 
 // The copies of the program that this process's ranks run.
