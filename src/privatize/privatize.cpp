@@ -71,8 +71,8 @@ bool constant_after_start(const std::string &name) {
 }
 
 bool system_library(const char *path) {
-  static constexpr const char *kSystem[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/",
-                                            "/usr/local/cuda"};
+  static constexpr const char *kSystem[] = {"/lib/",       "/lib64/",       "/usr/lib/",
+                                            "/usr/lib64/", "/usr/libexec/", "/usr/local/cuda"};
   for (const char *p : kSystem)
     if (std::strncmp(path, p, std::strlen(p)) == 0) return true;
   return false;
