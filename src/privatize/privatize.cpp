@@ -322,6 +322,12 @@ void Image::scan() {
                "mpicc/mpicxx); rebuild them with mpicc or add -fPIC";
     return;
   }
+  // Runtimes linked into the program (nvcc links the CUDA runtime statically by default): each
+  // copy gets its own.
+  if (contains_symbol(eh, "cudaMalloc"))
+    notes_.emplace_back("it contains the CUDA runtime (linked statically, nvcc's default): each "
+                        "rank's copy has its own; link with `nvcc -cudart shared` to load it once "
+                        "per process");
   // Libraries of the program's own: loaded once, so their globals are shared by the ranks.
   Dl_info self{};
   std::string ampi_dir;
@@ -348,6 +354,25 @@ void Image::scan() {
   if (!acc.list.empty())
     notes_.push_back("the global variables of its shared libraries (" + acc.list +
                      ") are shared by the ranks of a process");
+}
+
+bool Image::contains_symbol(const ElfW(Ehdr) & eh, const char *want) const {
+  if (eh.e_shoff == 0 || eh.e_shnum == 0 || eh.e_shentsize != sizeof(ElfW(Shdr))) return false;
+  std::vector<ElfW(Shdr)> sh(eh.e_shnum);
+  read_at(eh.e_shoff, sh.data(), sh.size() * sizeof(ElfW(Shdr)));
+  for (const auto &tab : sh) {
+    if (tab.sh_type != SHT_SYMTAB || tab.sh_link >= sh.size()) continue;
+    const ElfW(Shdr) &str = sh[tab.sh_link];
+    std::vector<ElfW(Sym)> syms(tab.sh_size / sizeof(ElfW(Sym)));
+    std::vector<char> names(str.sh_size + 1, '\0');
+    read_at(tab.sh_offset, syms.data(), syms.size() * sizeof(ElfW(Sym)));
+    read_at(str.sh_offset, names.data(), str.sh_size);
+    for (const auto &sym : syms)
+      if (sym.st_shndx != SHN_UNDEF && sym.st_name < str.sh_size &&
+          std::strcmp(&names[sym.st_name], want) == 0)
+        return true;
+  }
+  return false;
 }
 
 void Image::run_init_after(InitFn self, int argc, char **argv, char **envp) const {

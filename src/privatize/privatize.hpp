@@ -5,6 +5,8 @@
 // once. Also what the program file is (Image: PIE or not, copy relocations, TLS, init/fini arrays).
 #pragma once
 
+#include <link.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -76,6 +78,8 @@ private:
   std::uint64_t file_offset(std::uint64_t vaddr) const; // ~0 if not in the file
   void read_at(std::uint64_t offset, void *to, std::size_t n) const;
   void scan();
+  // Whether the file's symbol table (if not stripped) defines `name`.
+  bool contains_symbol(const ElfW(Ehdr) & eh, const char *name) const;
 
   int fd_ = -1;
   bool readable_ = false;
