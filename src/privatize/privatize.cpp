@@ -200,7 +200,7 @@ Image::Image(Image &&o) noexcept
       notes_(std::move(o.notes_)), loads_(std::move(o.loads_)), flags1_offset_(o.flags1_offset_),
       flags1_(o.flags1_), init_array_(o.init_array_), init_array_size_(o.init_array_size_),
       fini_array_(o.fini_array_), fini_array_size_(o.fini_array_size_), relro_(o.relro_),
-      relro_size_(o.relro_size_), slim_(std::move(o.slim_)), textrel_(o.textrel_) {
+      relro_size_(o.relro_size_), textrel_(o.textrel_) {
   readable_ = o.readable_;
   o.fd_ = -1;
 }
@@ -446,26 +446,6 @@ void Image::write_full(const std::string &to, bool loadable) const {
   ::close(out);
 }
 
-void Image::write_copy(const std::string &to) const {
-  if (slim_.empty()) {
-    write_full(to, true);
-    return;
-  }
-  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-  if (out < 0) fail("creating " + to);
-  std::size_t done = 0;
-  while (done < slim_.size()) {
-    const ssize_t n = ::write(out, slim_.data() + done, slim_.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(out);
-      fail("writing " + to);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(out);
-}
-
 namespace {
 
 // The CRC of .gnu_debuglink (zlib's CRC-32), as gdb checks it.
@@ -481,22 +461,21 @@ std::uint32_t crc32(std::uint32_t crc, const unsigned char *p, std::size_t n) {
 
 } // namespace
 
-void Image::make_slim(const std::string &debug_name) {
-  slim_.clear();
+std::vector<char> Image::make_slim(const std::string &debug_name) const {
   ElfW(Ehdr) eh{};
   read_at(0, &eh, sizeof eh);
   if (eh.e_shoff == 0 || eh.e_shnum == 0 || eh.e_shstrndx == SHN_UNDEF ||
       eh.e_shstrndx >= SHN_LORESERVE || eh.e_shentsize != sizeof(ElfW(Shdr)))
-    return;
+    return {};
   std::uint64_t load_end = 0;
   for (const Segment &sg : loads_)
     load_end = std::max(load_end, sg.offset + sg.filesz);
   std::vector<ElfW(Phdr)> ph(eh.e_phnum);
   read_at(eh.e_phoff, ph.data(), ph.size() * sizeof(ElfW(Phdr)));
   for (const auto &p : ph) // everything the loader reads must lie in the kept part
-    if (p.p_type != PT_GNU_STACK && p.p_offset + p.p_filesz > load_end) return;
+    if (p.p_type != PT_GNU_STACK && p.p_offset + p.p_filesz > load_end) return {};
   if (eh.e_phoff + ph.size() * sizeof(ElfW(Phdr)) > load_end || flags1_offset_ + 8 > load_end)
-    return;
+    return {};
   std::vector<ElfW(Shdr)> sh(eh.e_shnum);
   read_at(eh.e_shoff, sh.data(), sh.size() * sizeof(ElfW(Shdr)));
   const ElfW(Shdr) &names = sh[eh.e_shstrndx];
@@ -510,8 +489,8 @@ void Image::make_slim(const std::string &debug_name) {
   std::string newnames(1, '\0');
   for (std::size_t i = 1; i < sh.size(); ++i) {
     if (!(sh[i].sh_flags & SHF_ALLOC)) continue;
-    if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_offset + sh[i].sh_size > load_end) return;
-    if (sh[i].sh_name >= names.sh_size) return;
+    if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_offset + sh[i].sh_size > load_end) return {};
+    if (sh[i].sh_name >= names.sh_size) return {};
     map[i] = static_cast<int>(kept.size());
     ElfW(Shdr) s = sh[i];
     s.sh_name = static_cast<ElfW(Word)>(newnames.size());
@@ -579,7 +558,7 @@ void Image::make_slim(const std::string &debug_name) {
   h->e_shstrndx = static_cast<ElfW(Half)>(kept.size() - 1);
   const auto *k = reinterpret_cast<const char *>(kept.data());
   out.insert(out.end(), k, k + kept.size() * sizeof(ElfW(Shdr)));
-  slim_ = std::move(out);
+  return out;
 }
 
 bool Image::share_readonly(std::uintptr_t bias, const std::string &path) const {
@@ -618,7 +597,7 @@ bool Image::share_readonly(std::uintptr_t bias, const std::string &path) const {
 
 // ---- Programs ----------------------------------------------------------------------------------
 
-Programs::Programs(Image image) : image_(std::move(image)) {
+Programs::Programs(const Image &image) : image_(image) {
   const std::string &p = image_.path();
   base_ = p.substr(p.find_last_of('/') + 1);
   if (base_.empty() || base_.size() > 100) base_ = "program";
@@ -629,10 +608,10 @@ Programs::Programs(Image image) : image_(std::move(image)) {
   // One full copy of the program, for gdb (the debug file of every rank's copy); the ranks' copies
   // then hold only what is loaded.
   try {
-    image_.write_full(dir_ + "/" + base_ + ".debug", false);
-    image_.make_slim(base_ + ".debug");
+    image.write_full(dir_ + "/" + base_ + ".debug", false);
+    slim_ = image.make_slim(base_ + ".debug");
   } catch (const std::exception &) {
-    image_.drop_slim(); // full copies then
+    slim_.clear(); // full copies then
   }
   current_ = this;
 }
@@ -643,10 +622,30 @@ Programs::~Programs() {
   if (watcher_ >= 0) ::close(watcher_);
 }
 
+void Programs::write_copy(const std::string &to) const {
+  if (slim_.empty()) {
+    image_.write_full(to, true);
+    return;
+  }
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  if (out < 0) fail("creating " + to);
+  std::size_t done = 0;
+  while (done < slim_.size()) {
+    const ssize_t n = ::write(out, slim_.data() + done, slim_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(out);
+      fail("writing " + to);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(out);
+}
+
 MainFn Programs::load(Rank &r) {
   const std::string path = dir_ + "/" + base_ + ".rank" + std::to_string(r.world_rank);
   try {
-    image_.write_copy(path);
+    write_copy(path);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ampi: rank %d: cannot make its copy of the program: %s\n", r.world_rank,
                  e.what());

@@ -53,16 +53,13 @@ public:
   // Where the program as started is loaded.
   static std::uintptr_t program_bias();
 
-  // Writes a loadable copy to `path` (the executable with DF_1_PIE cleared, which glibc's dlopen
-  // requires): the slim one if make_slim() made it, else the whole file.
-  void write_copy(const std::string &path) const;
-  // Writes the whole file to `path`; `loadable`: with DF_1_PIE cleared.
+  // Writes the whole file to `path`; `loadable`: with DF_1_PIE cleared (glibc's dlopen refuses a
+  // PIE).
   void write_full(const std::string &path, bool loadable) const;
-  // Prepares slim copies: only the loaded part of the file and its section headers, with a
-  // .gnu_debuglink to `debug_name` (the whole file, next to the copies) where gdb finds the
-  // symbols and debug information. Leaves none when the file's layout does not allow it.
-  void make_slim(const std::string &debug_name);
-  void drop_slim() noexcept { slim_.clear(); }
+  // A slim loadable copy: only the loaded part of the file (DF_1_PIE cleared) and its section
+  // headers, with a .gnu_debuglink to `debug_name` (the whole file, next to the copies) where gdb
+  // finds the symbols and debug information. Empty when the file's layout does not allow it.
+  std::vector<char> make_slim(const std::string &debug_name) const;
   // After the copy at `path` is loaded at `bias`: maps its read-only segments (code, constants,
   // unwind tables: identical in every copy, never relocated) from the program's own file instead,
   // so that all ranks share those pages, and frees them from the copy's file (but for the first
@@ -93,15 +90,14 @@ private:
   std::uint64_t init_array_ = 0, init_array_size_ = 0; // vaddr, bytes
   std::uint64_t fini_array_ = 0, fini_array_size_ = 0;
   std::uint64_t relro_ = 0, relro_size_ = 0; // PT_GNU_RELRO: vaddr, bytes
-  std::vector<char> slim_;                   // the slim copy, if any
   bool textrel_ = false;                     // relocations in read-only segments
 };
 
 // The copies of the program that this process's ranks run.
 class Programs {
 public:
-  // `image` must have no problem(); `label` names the job in the directory name.
-  explicit Programs(Image image);
+  // `image` must have no problem() and outlive this. Throws when no directory can hold the copies.
+  explicit Programs(const Image &image);
   ~Programs();
   Programs(const Programs &) = delete;
   Programs &operator=(const Programs &) = delete;
@@ -125,10 +121,14 @@ private:
   // The process's copies: set before any rank starts, cleared after all have ended (read by the
   // ranks of every PE thread).
   static Programs *current_;
-  Image image_;
-  std::string dir_;  // private directory of the copies (0700)
-  std::string base_; // the program's file name
-  int watcher_ = -1; // write end of the pipe whose closing tells the cleaner to remove dir_
+  // Writes rank's loadable copy to `path`: the slim one, or the whole file.
+  void write_copy(const std::string &path) const;
+
+  const Image &image_;
+  std::vector<char> slim_; // the slim copy, if the file allows one
+  std::string dir_;        // private directory of the copies (0700)
+  std::string base_;       // the program's file name
+  int watcher_ = -1;       // write end of the pipe whose closing tells the cleaner to remove dir_
 };
 
 } // namespace ampi::privatize

@@ -82,18 +82,28 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
       const Privatize mode = privatize_mode();
       const bool shared = config.placement.count_of(my_pe) > 1;
       ampi::privatize::Image &image = *start.image;
+      // Notes and warnings from the first process only: every process runs the same program.
+      const bool tell = my_pe == 0;
       if (mode == Privatize::On || (mode == Privatize::Auto && shared)) {
-        if (image.problem().empty()) {
-          for (const std::string &note : image.notes())
-            std::fprintf(stderr, "ampi: note: %s: %s\n", image.path().c_str(), note.c_str());
+        std::string problem = image.problem();
+        if (problem.empty()) {
+          try {
+            programs.emplace(image);
+          } catch (const std::exception &e) {
+            problem = e.what();
+          }
+        }
+        if (programs) {
+          if (tell)
+            for (const std::string &note : image.notes())
+              std::fprintf(stderr, "ampi: note: %s: %s\n", image.path().c_str(), note.c_str());
           image.disable_fini();
-          programs.emplace(std::move(image));
           user_main = ampi::privatize::Programs::rank_main;
-        } else {
+        } else if (tell) {
           std::fprintf(stderr,
                        "ampi: warning: %s: the ranks of a process share its global variables "
                        "(no per-rank copies): %s\n",
-                       image.path().c_str(), image.problem().c_str());
+                       image.path().c_str(), problem.c_str());
         }
       }
       if (!programs) image.run_init_after(start.self, argc, argv, envp);
