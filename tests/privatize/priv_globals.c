@@ -1,5 +1,6 @@
 /* tests/privatize/priv_globals.c — per-rank copies of C globals: initialised and zeroed globals,
- * static globals, function statics and a constructor's effect are each rank's own; destructor
+ * static globals, function statics, a constructor's effect and what an error handler called by
+ * the library changes are each rank's own; destructor
  * functions and atexit handlers run once per rank after its MPI_Finalize (the CTest run checks
  * their output lines), also for a rank that ends with exit() (argument "exit5"). */
 #include "../mpi/mpitest.h"
@@ -35,6 +36,14 @@ static int next_ticket(void) {
   return ticket++;
 }
 
+/* A callback that the library calls: it sees the globals of the rank's own copy. */
+static int handler_calls;
+static void on_error(MPI_Comm *comm, int *code, ...) {
+  (void)comm;
+  handler_calls += *code == MPI_ERR_OTHER ? 1 : 100;
+  zeroed += 1;
+}
+
 /* Where gdb_test.sh stops each rank (in its own copy) to read its statics. */
 __attribute__((noinline)) void priv_checked(void) {
   __asm__ volatile("" ::: "memory");
@@ -57,8 +66,14 @@ int main(int argc, char **argv) {
     table[i] = (long)rank * 256 + i;
   for (int i = 0; i < rank % 5; ++i)
     next_ticket();
+  MPI_Errhandler handler;
+  MPI_Comm_create_errhandler(on_error, &handler);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler);
+  MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(handler_calls == 1, "rank %d", my_rank);
+  zeroed -= 1;
   CHECK(initialised == 1000 + rank, "rank %d", my_rank);
   CHECK(zeroed == 2000 + rank, "rank %d", my_rank);
   for (int i = 0; i < 256; ++i)
@@ -69,6 +84,8 @@ int main(int argc, char **argv) {
   long mine = initialised, sum = 0;
   MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   CHECK(sum == 1000L * size + (long)size * (size - 1) / 2, "rank %d", my_rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Errhandler_free(&handler);
   priv_checked();
   phase = "finalized";
   MPI_Finalize();
