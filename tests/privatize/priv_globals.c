@@ -1,8 +1,8 @@
 /* tests/privatize/priv_globals.c — per-rank copies of C globals: initialised and zeroed globals,
  * static globals, function statics, a constructor's effect and what an error handler called by
- * the library changes are each rank's own; destructor
- * functions and atexit handlers run once per rank after its MPI_Finalize (the CTest run checks
- * their output lines), also for a rank that ends with exit() (argument "exit5"). */
+ * the library changes are each rank's own; destructor functions and atexit handlers run once per
+ * rank after its MPI_Finalize (the CTest run checks their output lines), also for a rank that ends
+ * with exit() (argument "exit5"). */
 #include "../mpi/mpitest.h"
 
 #include <stdio.h>
