@@ -41,6 +41,8 @@ struct Comm {
   std::string name;
   MPI_Comm handle = MPI_COMM_NULL;
   std::shared_ptr<const Topology> topology; // null: no virtual topology
+  // coll: collectives started on it so far, the source of their tags (coll::next_tag).
+  mutable std::uint32_t coll_seq = 0;
 
   int size() const noexcept { return group->size(); }
   int world_rank(int r) const noexcept { return group->world_rank(r); }

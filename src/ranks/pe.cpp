@@ -277,6 +277,16 @@ void Pe::block(const char *call) {
   r.blocked_in = nullptr;
 }
 
+void Pe::spawn_helper(Rank &r, std::function<void()> body) {
+  // Finished helpers were already counted by run() (it sees every task that ends at once).
+  std::erase_if(r.helper_tasks, [](const auto &t) { return t->finished(); });
+  r.helper_tasks.push_back(std::make_unique<ranks::Task>(config_.stack_size, std::move(body)));
+  ranks::Task &t = *r.helper_tasks.back();
+  t.owner = &r;
+  ++live_ranks_;
+  scheduler_.spawn(t);
+}
+
 void Pe::exit_current(int code) noexcept {
   current().exit_code = code;
   scheduler_.finish_current();
