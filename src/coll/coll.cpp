@@ -21,6 +21,7 @@ constexpr std::size_t kBcastBinomialMax = 12 * 1024;     // larger: scatter + ri
 constexpr std::size_t kGatherBinomialMax = 8 * 1024;     // block bytes: larger go straight
 constexpr std::size_t kAllgatherBruckMax = 64 * 1024;    // total bytes: larger go round a ring
 constexpr std::size_t kReduceBinomialMax = 64 * 1024;    // larger commutative: ring + gather
+constexpr std::size_t kAlltoallBruckMax = 256;           // block bytes: Bruck's log(p) steps
 
 p2p::Route route(const comm::Comm &c, int dest, int tag) {
   return {c.coll_context(), c.rank, tag, c.world_rank(dest)};
@@ -675,12 +676,49 @@ void allgatherv(const comm::Comm &c, int tag, const void *send_buf, const Blocks
   if (c.size() > 1) ring_allgather(c, tag, rb);
 }
 
+namespace {
+
+// Bruck's all-to-all for small blocks: ceil(log2 p) exchanges, each moving the blocks whose
+// (rotated) index has the step's bit set, instead of p - 1 small messages.
+void alltoall_bruck(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf,
+                    std::size_t bytes) {
+  const int p = c.size(), r = c.rank;
+  const auto pz = static_cast<std::size_t>(p);
+  auto tmp = scratch(pz * bytes);
+  // Block i of tmp is the one for rank (r + i) % p.
+  const std::size_t head = static_cast<std::size_t>(p - r) * bytes;
+  move_bytes(tmp.get(), at(send_buf, static_cast<std::size_t>(r) * bytes), head);
+  move_bytes(tmp.get() + head, send_buf, static_cast<std::size_t>(r) * bytes);
+  auto out = scratch(pz / 2 * bytes + bytes), in = scratch(pz / 2 * bytes + bytes);
+  for (int bit = 1; bit < p; bit <<= 1) {
+    std::size_t n = 0;
+    for (int i = 1; i < p; ++i)
+      if (i & bit)
+        move_bytes(out.get() + n++ * bytes, tmp.get() + static_cast<std::size_t>(i) * bytes, bytes);
+    sendrecv(c, (r + bit) % p, (r - bit + p) % p, tag, out.get(), n * bytes, in.get(), n * bytes);
+    n = 0;
+    for (int i = 1; i < p; ++i)
+      if (i & bit)
+        move_bytes(tmp.get() + static_cast<std::size_t>(i) * bytes, in.get() + n++ * bytes, bytes);
+  }
+  // Now block i came from rank (r - i) % p.
+  for (int i = 0; i < p; ++i)
+    move_bytes(at(recv_buf, static_cast<std::size_t>((r - i + p) % p) * bytes),
+               tmp.get() + static_cast<std::size_t>(i) * bytes, bytes);
+}
+
+} // namespace
+
 void alltoall(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf,
               std::size_t bytes) {
   const int p = c.size(), r = c.rank;
   move_bytes(at(recv_buf, static_cast<std::size_t>(r) * bytes),
              at(send_buf, static_cast<std::size_t>(r) * bytes), bytes);
   if (p == 1) return;
+  if (bytes <= kAlltoallBruckMax && p >= 8) {
+    alltoall_bruck(c, tag, send_buf, recv_buf, bytes);
+    return;
+  }
   // Small blocks: every exchange in flight at once; larger: pairwise exchange, one peer per step
   // (the peers of a step pair up exactly, so no rank is swamped).
   if (bytes <= 1024) {
