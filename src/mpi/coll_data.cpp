@@ -30,6 +30,18 @@ bool side(Call &call, const void *buf, int count, MPI_Datatype type, const char 
                      what[0] == 's' ? "sendbuf" : "recvbuf");
 }
 
+// The data this rank sends to itself must fit what it receives from itself (the type signatures
+// of a send and its receive match); other ranks' blocks are checked by their own calls.
+bool own_block(Call &call, const datatype::Type &st, long long scount, const datatype::Type &rt,
+               long long rcount) {
+  const long long sb = static_cast<long long>(st.size) * scount;
+  const long long rb = static_cast<long long>(rt.size) * rcount;
+  return sb == rb || call.fail(MPI_ERR_TRUNCATE,
+                               "this rank sends itself %lld bytes but receives %lld bytes from "
+                               "itself (the send and receive type signatures differ)",
+                               sb, rb);
+}
+
 // The types of a w-collective's blocks.
 bool type_list(Call &call, const MPI_Datatype *types, int n, const char *arg, TypeList &out) {
   if (!call.array(types, n, arg)) return false;
@@ -85,6 +97,7 @@ int gather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvb
     return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is only allowed at the root"), call.err;
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st)) return call.err;
   if (at_root && !side(call, recvbuf, rcount, rtype, "recvcount", rt, call.size())) return call.err;
+  if (at_root && !in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
     const std::size_t p = sz(c.size());
     if (c.rank != root) {
@@ -109,6 +122,7 @@ int scatter_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recv
     return call.fail(MPI_ERR_BUFFER, "recvbuf=MPI_IN_PLACE is only allowed at the root"), call.err;
   if (!in_place && !side(call, recvbuf, rcount, rtype, "recvcount", rt)) return call.err;
   if (at_root && !side(call, sendbuf, scount, stype, "sendcount", st, call.size())) return call.err;
+  if (at_root && !in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
     const std::size_t p = sz(c.size());
     if (c.rank != root) {
@@ -201,6 +215,7 @@ int allgather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *re
   datatype::Type st, rt;
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st)) return call.err;
   if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.size())) return call.err;
+  if (!in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
     Packed out(rt, recvbuf, sz(c.size()) * sz(rcount), in_place);
     Packed in(st, in_place ? nullptr : sendbuf, in_place ? 0 : sz(scount), true);
@@ -241,6 +256,7 @@ int alltoall_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *rec
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st, call.size()))
     return call.err;
   if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.size())) return call.err;
+  if (!in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
     const std::size_t p = sz(c.size()), bytes = rt.size * sz(rcount);
     Packed out(rt, recvbuf, p * sz(rcount), in_place);

@@ -275,6 +275,21 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; ++i) CHECK(d[i] == i * 0.25, "big bcast d[%d]=%g", i, d[i]);
     free(d);
   }
+  /* bad arguments: the right error class, and nothing sent (every rank fails locally) */
+  {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int x[4] = {0}, *y = malloc(sizeof(int) * 2 * p);
+    MPI_Request r;
+    CHECK(mt_class(MPI_Allgather(x, 1, MPI_INT, y, 2, MPI_INT, MPI_COMM_WORLD)) == MPI_ERR_TRUNCATE, "allgather 1 vs 2");
+    CHECK(mt_class(MPI_Bcast(x, -1, MPI_INT, 0, MPI_COMM_WORLD)) == MPI_ERR_COUNT, "bcast count -1");
+    CHECK(mt_class(MPI_Bcast(x, 1, MPI_INT, p, MPI_COMM_WORLD)) == MPI_ERR_ROOT, "bcast root=size");
+    CHECK(mt_class(MPI_Gather(x, 1, MPI_DATATYPE_NULL, y, 1, MPI_INT, 0, MPI_COMM_WORLD)) == MPI_ERR_TYPE, "null type");
+    CHECK(mt_class(MPI_Ibarrier(MPI_COMM_WORLD, NULL)) == MPI_ERR_ARG, "ibarrier request=NULL");
+    CHECK(mt_class(MPI_Ibcast(x, 1, MPI_INT, 0, MPI_COMM_NULL, &r)) == MPI_ERR_COMM, "ibcast MPI_COMM_NULL");
+    CHECK(mt_class(MPI_Alltoall(NULL, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD)) == MPI_ERR_BUFFER, "alltoall NULL");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free(y);
+  }
   check_padded(5);
   check_padded(9000);
   mt_ok("coll_basic");
