@@ -793,6 +793,15 @@ void allreduce(const comm::Comm &c, const void *send, void *recv, std::size_t co
   allreduce(c, next_tag(c), send, recv, count, op);
 }
 
+void bcast(const comm::Comm &c, void *buf, std::size_t bytes, int root) {
+  bcast(c, next_tag(c), buf, bytes, root);
+}
+
+void reduce(const comm::Comm &c, const void *send, void *recv, std::size_t count, const Reducer &op,
+            int root) {
+  reduce(c, next_tag(c), send, recv, count, op, root);
+}
+
 void allgather(const comm::Comm &c, const void *send, void *recv, std::size_t bytes) {
   // Callers may pass `send` anywhere (not necessarily in recv's own slot).
   allgather(c, next_tag(c), send, recv, bytes);

@@ -97,6 +97,9 @@ void neighbor_exchange(const comm::Comm &c, int tag, const std::vector<int> &sou
 
 // The calls that take their tag from next_tag() (used by other parts of the library).
 void barrier(const comm::Comm &c);
+void bcast(const comm::Comm &c, void *buf, std::size_t bytes, int root);
+void reduce(const comm::Comm &c, const void *send, void *recv, std::size_t count, const Reducer &op,
+            int root);
 void allreduce(const comm::Comm &c, const void *send, void *recv, std::size_t count,
                const Reducer &op);
 void allgather(const comm::Comm &c, const void *send, void *recv, std::size_t bytes);
