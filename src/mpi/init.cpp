@@ -1,6 +1,7 @@
 // src/mpi/init.cpp — the MPI environment functions: init and finalize of a rank, abort, thread
 // level, versions, processor name, memory allocation.
 #include "coll/coll.hpp"
+#include "mpi/comm_util.hpp"
 #include "mpi/common.hpp"
 #include "p2p/p2p.hpp"
 
@@ -70,6 +71,7 @@ AMPI_PMPI_ALIAS(MPI_Is_thread_main)
 extern "C" int PMPI_Finalize(void) {
   static constexpr const char *fn = "MPI_Finalize";
   Rank *self = enter(fn);
+  finalize_comm_attrs(*self); // MPI_COMM_SELF's attribute delete callbacks run first
   p2p::drain_bsend(fn);
   // Finalize is collective: no rank leaves while another may still talk to it.
   coll::barrier(*self->comms.find(MPI_COMM_WORLD));
