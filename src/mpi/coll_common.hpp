@@ -78,10 +78,17 @@ struct Call {
     r.kind = p2p::Kind::Send; // its status carries nothing but MPI_ERROR
     r.comm = h;
     *req = r.handle;
-    self->pe.spawn_helper(*self, [comm = *c, tag, &r, f = std::forward<F>(f)]() mutable {
-      f(comm, tag);
-      p2p::complete(r);
-    });
+    // The task keeps what the algorithms use of the communicator (the user may free it).
+    comm::Comm comm;
+    comm.context = c->context;
+    comm.rank = c->rank;
+    comm.group = c->group;
+    comm.handle = c->handle;
+    self->pe.spawn_helper(*self,
+                          [comm = std::move(comm), tag, &r, f = std::forward<F>(f)]() mutable {
+                            f(comm, tag);
+                            p2p::complete(r);
+                          });
     return MPI_SUCCESS;
   }
 };
