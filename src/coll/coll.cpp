@@ -221,7 +221,7 @@ void Reducer::operator()(const void *in, void *inout, std::size_t count) const {
 int next_tag(const comm::Comm &c, int n) {
   const std::uint32_t t = c.coll_seq;
   c.coll_seq += static_cast<std::uint32_t>(n);
-  return static_cast<int>(t & 0x3fffffffu);
+  return static_cast<int>(t & ((1u << 29) - 1));
 }
 
 // ---- barrier and broadcast ----
@@ -770,13 +770,12 @@ void neighbor_exchange(const comm::Comm &c, int tag, const std::vector<int> &sou
   Batch b(sources.size() + dests.size());
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (sources[i] == MPI_PROC_NULL) continue;
-    const int t =
-        cart ? static_cast<int>((static_cast<unsigned>(tag) + (i ^ 1)) & 0x3fffffffu) : tag;
+    const int t = cart ? tag + static_cast<int>(i ^ 1) : tag;
     b.irecv(c, sources[i], t, rb.at(static_cast<int>(i)), rb.len(static_cast<int>(i)));
   }
   for (std::size_t i = 0; i < dests.size(); ++i) {
     if (dests[i] == MPI_PROC_NULL) continue;
-    const int t = cart ? static_cast<int>((static_cast<unsigned>(tag) + i) & 0x3fffffffu) : tag;
+    const int t = cart ? tag + static_cast<int>(i) : tag;
     b.isend(c, dests[i], t, sb.at(static_cast<int>(i)), sb.len(static_cast<int>(i)));
   }
   b.waitall();
@@ -785,26 +784,26 @@ void neighbor_exchange(const comm::Comm &c, int tag, const std::vector<int> &sou
 // ---- calls with their own tag ----
 
 void barrier(const comm::Comm &c) {
-  barrier(c, next_tag(c));
+  barrier(c, kBlockingTag);
 }
 
 void allreduce(const comm::Comm &c, const void *send, void *recv, std::size_t count,
                const Reducer &op) {
-  allreduce(c, next_tag(c), send, recv, count, op);
+  allreduce(c, kBlockingTag, send, recv, count, op);
 }
 
 void bcast(const comm::Comm &c, void *buf, std::size_t bytes, int root) {
-  bcast(c, next_tag(c), buf, bytes, root);
+  bcast(c, kBlockingTag, buf, bytes, root);
 }
 
 void reduce(const comm::Comm &c, const void *send, void *recv, std::size_t count, const Reducer &op,
             int root) {
-  reduce(c, next_tag(c), send, recv, count, op, root);
+  reduce(c, kBlockingTag, send, recv, count, op, root);
 }
 
 void allgather(const comm::Comm &c, const void *send, void *recv, std::size_t bytes) {
   // Callers may pass `send` anywhere (not necessarily in recv's own slot).
-  allgather(c, next_tag(c), send, recv, bytes);
+  allgather(c, kBlockingTag, send, recv, bytes);
 }
 
 } // namespace ampi::coll

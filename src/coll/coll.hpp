@@ -6,8 +6,8 @@
 // recursive-doubling scan/exscan; neighbourhood exchanges.
 //
 // Every operation takes a tag: all messages of one collective use the communicator's collective
-// context and that tag (next_tag() hands out a fresh one per collective, in the order the ranks
-// call them), so that several collectives in flight on one communicator never mix.
+// context and that tag (kBlockingTag for blocking ones; next_tag() hands out a fresh one per
+// non-blocking collective), so that several collectives in flight on one communicator never mix.
 #pragma once
 
 #include "comm/comm.hpp"
@@ -53,7 +53,12 @@ struct Blocks {
   std::size_t len(int i) const { return bytes[static_cast<std::size_t>(i)]; }
 };
 
-// A fresh tag for the next collective on `c` (n consecutive tags when it needs several).
+// The tag of blocking collectives: a rank runs one at a time, and the ranks run them in the same
+// order, so consecutive ones cannot mix (messages between two ranks do not overtake). Reusing one
+// tag keeps the receiver's matching buckets warm.
+inline constexpr int kBlockingTag = 1 << 30;
+// A fresh tag below 2^29 for the next non-blocking collective on `c` (n consecutive tags when it
+// needs several); they are taken in the order the ranks start them.
 int next_tag(const comm::Comm &c, int n = 1);
 
 void barrier(const comm::Comm &c, int tag);
@@ -95,7 +100,7 @@ void neighbor_exchange(const comm::Comm &c, int tag, const std::vector<int> &sou
                        const std::vector<int> &dests, const Blocks &send, const Blocks &recv,
                        bool cart);
 
-// The calls that take their tag from next_tag() (used by other parts of the library).
+// Blocking calls with kBlockingTag (used by other parts of the library).
 void barrier(const comm::Comm &c);
 void bcast(const comm::Comm &c, void *buf, std::size_t bytes, int root);
 void reduce(const comm::Comm &c, const void *send, void *recv, std::size_t count, const Reducer &op,

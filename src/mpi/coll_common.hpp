@@ -69,11 +69,11 @@ struct Call {
   // Runs `f(comm, tag)` now, or (non-blocking) in an internal task of the rank that completes
   // *req at its end. `f` must own copies of everything it needs that the caller may change.
   template <class F> int launch(F &&f, int ntags = 1) {
-    const int tag = coll::next_tag(*c, ntags);
     if (!req) {
-      f(*c, tag);
+      f(*c, coll::kBlockingTag);
       return MPI_SUCCESS;
     }
+    const int tag = coll::next_tag(*c, ntags);
     p2p::Request &r = self->requests.create(*self);
     r.kind = p2p::Kind::Send; // its status carries nothing but MPI_ERROR
     r.comm = h;
