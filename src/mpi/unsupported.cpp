@@ -4,199 +4,11 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 201 stubs.
+// 153 stubs.
 
 #include "mpi/errors.hpp"
 
 #include <mpi.h>
-
-extern "C" int PMPI_Improbe(int, int, MPI_Comm, int *, MPI_Message *, MPI_Status *) {
-  return ampi::mpi::unsupported("MPI_Improbe");
-}
-AMPI_PMPI_ALIAS(MPI_Improbe)
-
-extern "C" int PMPI_Mprobe(int, int, MPI_Comm, MPI_Message *, MPI_Status *) {
-  return ampi::mpi::unsupported("MPI_Mprobe");
-}
-AMPI_PMPI_ALIAS(MPI_Mprobe)
-
-extern "C" int PMPI_Mrecv(void *, int, MPI_Datatype, MPI_Message *, MPI_Status *) {
-  return ampi::mpi::unsupported("MPI_Mrecv");
-}
-AMPI_PMPI_ALIAS(MPI_Mrecv)
-
-extern "C" int PMPI_Imrecv(void *, int, MPI_Datatype, MPI_Message *, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Imrecv");
-}
-AMPI_PMPI_ALIAS(MPI_Imrecv)
-
-extern "C" int PMPI_Send_init(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Send_init");
-}
-AMPI_PMPI_ALIAS(MPI_Send_init)
-
-extern "C" int PMPI_Bsend_init(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Bsend_init");
-}
-AMPI_PMPI_ALIAS(MPI_Bsend_init)
-
-extern "C" int PMPI_Ssend_init(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Ssend_init");
-}
-AMPI_PMPI_ALIAS(MPI_Ssend_init)
-
-extern "C" int PMPI_Rsend_init(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Rsend_init");
-}
-AMPI_PMPI_ALIAS(MPI_Rsend_init)
-
-extern "C" int PMPI_Recv_init(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Recv_init");
-}
-AMPI_PMPI_ALIAS(MPI_Recv_init)
-
-extern "C" int PMPI_Start(MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Start");
-}
-AMPI_PMPI_ALIAS(MPI_Start)
-
-extern "C" int PMPI_Startall(int, MPI_Request[]) {
-  return ampi::mpi::unsupported("MPI_Startall");
-}
-AMPI_PMPI_ALIAS(MPI_Startall)
-
-extern "C" int PMPI_Type_contiguous(int, MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_contiguous");
-}
-AMPI_PMPI_ALIAS(MPI_Type_contiguous)
-
-extern "C" int PMPI_Type_vector(int, int, int, MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_vector");
-}
-AMPI_PMPI_ALIAS(MPI_Type_vector)
-
-extern "C" int PMPI_Type_create_hvector(int, int, MPI_Aint, MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_hvector");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_hvector)
-
-extern "C" int PMPI_Type_indexed(int, const int[], const int[], MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_indexed");
-}
-AMPI_PMPI_ALIAS(MPI_Type_indexed)
-
-extern "C" int PMPI_Type_create_hindexed(int, const int[], const MPI_Aint[], MPI_Datatype,
-                                         MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_hindexed");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_hindexed)
-
-extern "C" int PMPI_Type_create_indexed_block(int, int, const int[], MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_indexed_block");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_indexed_block)
-
-extern "C" int PMPI_Type_create_hindexed_block(int, int, const MPI_Aint[], MPI_Datatype,
-                                               MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_hindexed_block");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_hindexed_block)
-
-extern "C" int PMPI_Type_create_struct(int, const int[], const MPI_Aint[], const MPI_Datatype[],
-                                       MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_struct");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_struct)
-
-extern "C" int PMPI_Type_create_subarray(int, const int[], const int[], const int[], int,
-                                         MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_subarray");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_subarray)
-
-extern "C" int PMPI_Type_create_darray(int, int, int, const int[], const int[], const int[],
-                                       const int[], int, MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_darray");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_darray)
-
-extern "C" int PMPI_Type_create_resized(MPI_Datatype, MPI_Aint, MPI_Aint, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_create_resized");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_resized)
-
-extern "C" int PMPI_Type_dup(MPI_Datatype, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_dup");
-}
-AMPI_PMPI_ALIAS(MPI_Type_dup)
-
-extern "C" int PMPI_Type_commit(MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_commit");
-}
-AMPI_PMPI_ALIAS(MPI_Type_commit)
-
-extern "C" int PMPI_Type_free(MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_free");
-}
-AMPI_PMPI_ALIAS(MPI_Type_free)
-
-extern "C" int PMPI_Get_address(const void *, MPI_Aint *) {
-  return ampi::mpi::unsupported("MPI_Get_address");
-}
-AMPI_PMPI_ALIAS(MPI_Get_address)
-
-extern "C" int PMPI_Type_get_extent_x(MPI_Datatype, MPI_Count *, MPI_Count *) {
-  return ampi::mpi::unsupported("MPI_Type_get_extent_x");
-}
-AMPI_PMPI_ALIAS(MPI_Type_get_extent_x)
-
-extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype, MPI_Count *, MPI_Count *) {
-  return ampi::mpi::unsupported("MPI_Type_get_true_extent_x");
-}
-AMPI_PMPI_ALIAS(MPI_Type_get_true_extent_x)
-
-extern "C" int PMPI_Type_get_envelope(MPI_Datatype, int *, int *, int *, int *) {
-  return ampi::mpi::unsupported("MPI_Type_get_envelope");
-}
-AMPI_PMPI_ALIAS(MPI_Type_get_envelope)
-
-extern "C" int PMPI_Type_get_contents(MPI_Datatype, int, int, int, int[], MPI_Aint[],
-                                      MPI_Datatype[]) {
-  return ampi::mpi::unsupported("MPI_Type_get_contents");
-}
-AMPI_PMPI_ALIAS(MPI_Type_get_contents)
-
-extern "C" int PMPI_Pack(const void *, int, MPI_Datatype, void *, int, int *, MPI_Comm) {
-  return ampi::mpi::unsupported("MPI_Pack");
-}
-AMPI_PMPI_ALIAS(MPI_Pack)
-
-extern "C" int PMPI_Unpack(const void *, int, int *, void *, int, MPI_Datatype, MPI_Comm) {
-  return ampi::mpi::unsupported("MPI_Unpack");
-}
-AMPI_PMPI_ALIAS(MPI_Unpack)
-
-extern "C" int PMPI_Pack_size(int, MPI_Datatype, MPI_Comm, int *) {
-  return ampi::mpi::unsupported("MPI_Pack_size");
-}
-AMPI_PMPI_ALIAS(MPI_Pack_size)
-
-extern "C" int PMPI_Pack_external(const char[], const void *, int, MPI_Datatype, void *, MPI_Aint,
-                                  MPI_Aint *) {
-  return ampi::mpi::unsupported("MPI_Pack_external");
-}
-AMPI_PMPI_ALIAS(MPI_Pack_external)
-
-extern "C" int PMPI_Unpack_external(const char[], const void *, MPI_Aint, MPI_Aint *, void *, int,
-                                    MPI_Datatype) {
-  return ampi::mpi::unsupported("MPI_Unpack_external");
-}
-AMPI_PMPI_ALIAS(MPI_Unpack_external)
-
-extern "C" int PMPI_Pack_external_size(const char[], int, MPI_Datatype, MPI_Aint *) {
-  return ampi::mpi::unsupported("MPI_Pack_external_size");
-}
-AMPI_PMPI_ALIAS(MPI_Pack_external_size)
 
 extern "C" int PMPI_Comm_idup(MPI_Comm, MPI_Comm *, MPI_Request *) {
   return ampi::mpi::unsupported("MPI_Comm_idup");
@@ -233,37 +45,6 @@ extern "C" int PMPI_Win_delete_attr(MPI_Win, int) {
   return ampi::mpi::unsupported("MPI_Win_delete_attr");
 }
 AMPI_PMPI_ALIAS(MPI_Win_delete_attr)
-
-extern "C" int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *,
-                                       MPI_Type_delete_attr_function *, int *, void *) {
-  return ampi::mpi::unsupported("MPI_Type_create_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Type_create_keyval)
-
-extern "C" int PMPI_Type_free_keyval(int *) {
-  return ampi::mpi::unsupported("MPI_Type_free_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Type_free_keyval)
-
-extern "C" int PMPI_Type_set_attr(MPI_Datatype, int, void *) {
-  return ampi::mpi::unsupported("MPI_Type_set_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Type_set_attr)
-
-extern "C" int PMPI_Type_get_attr(MPI_Datatype, int, void *, int *) {
-  return ampi::mpi::unsupported("MPI_Type_get_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Type_get_attr)
-
-extern "C" int PMPI_Type_delete_attr(MPI_Datatype, int) {
-  return ampi::mpi::unsupported("MPI_Type_delete_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Type_delete_attr)
-
-extern "C" int PMPI_Type_set_name(MPI_Datatype, const char *) {
-  return ampi::mpi::unsupported("MPI_Type_set_name");
-}
-AMPI_PMPI_ALIAS(MPI_Type_set_name)
 
 extern "C" int PMPI_Win_set_name(MPI_Win, const char *) {
   return ampi::mpi::unsupported("MPI_Win_set_name");
@@ -555,32 +336,6 @@ extern "C" int PMPI_Win_sync(MPI_Win) {
   return ampi::mpi::unsupported("MPI_Win_sync");
 }
 AMPI_PMPI_ALIAS(MPI_Win_sync)
-
-extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function *, MPI_Grequest_free_function *,
-                                   MPI_Grequest_cancel_function *, void *, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Grequest_start");
-}
-AMPI_PMPI_ALIAS(MPI_Grequest_start)
-
-extern "C" int PMPI_Grequest_complete(MPI_Request) {
-  return ampi::mpi::unsupported("MPI_Grequest_complete");
-}
-AMPI_PMPI_ALIAS(MPI_Grequest_complete)
-
-extern "C" int PMPI_Status_set_elements(MPI_Status *, MPI_Datatype, int) {
-  return ampi::mpi::unsupported("MPI_Status_set_elements");
-}
-AMPI_PMPI_ALIAS(MPI_Status_set_elements)
-
-extern "C" int PMPI_Status_set_elements_x(MPI_Status *, MPI_Datatype, MPI_Count) {
-  return ampi::mpi::unsupported("MPI_Status_set_elements_x");
-}
-AMPI_PMPI_ALIAS(MPI_Status_set_elements_x)
-
-extern "C" int PMPI_Status_set_cancelled(MPI_Status *, int) {
-  return ampi::mpi::unsupported("MPI_Status_set_cancelled");
-}
-AMPI_PMPI_ALIAS(MPI_Status_set_cancelled)
 
 extern "C" int PMPI_File_open(MPI_Comm, const char *, int, MPI_Info, MPI_File *) {
   return ampi::mpi::unsupported("MPI_File_open");
@@ -1043,8 +798,3 @@ extern "C" int PMPI_Type_create_f90_integer(int, MPI_Datatype *) {
   return ampi::mpi::unsupported("MPI_Type_create_f90_integer");
 }
 AMPI_PMPI_ALIAS(MPI_Type_create_f90_integer)
-
-extern "C" int PMPI_Type_match_size(int, int, MPI_Datatype *) {
-  return ampi::mpi::unsupported("MPI_Type_match_size");
-}
-AMPI_PMPI_ALIAS(MPI_Type_match_size)

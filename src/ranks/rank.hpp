@@ -4,6 +4,7 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "datatype/layout.hpp"
 #include "matching/engine.hpp"
 #include "p2p/request.hpp"
 #include "ranks/task.hpp"
@@ -15,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ampi {
@@ -56,6 +58,18 @@ public:
   // args). Kept here rather than on the rank's stack, which exit() drops without unwinding.
   std::vector<std::string> args;
   std::vector<char *> argv;
+
+  // ---- datatypes and matched probes (dtype area) ----
+  // Derived datatype handles (0x8c000000 | slot); names given to predefined types with
+  // MPI_Type_set_name (by predefined index; empty: the standard name); messages taken by
+  // MPI_Mprobe / MPI_Improbe until MPI_Mrecv / MPI_Imrecv (handle 0x74000000 | slot).
+  datatype::TypeTable types;
+  std::vector<std::string> predefined_type_names;
+  std::vector<p2p::MatchedMessage> matched_messages;
+  std::vector<unsigned> free_message_slots;
+  // Datatype attributes (MPI_Type_set_attr), by handle; keyvals live in comm_objects.keyvals.
+  std::unordered_map<MPI_Datatype, comm::AttrStore> type_attrs;
+  // ---- end of the dtype area ----
 
   bool initialized = false;
   int thread_level = MPI_THREAD_SINGLE; // what MPI_Init(_thread) provided

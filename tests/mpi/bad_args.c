@@ -1258,9 +1258,9 @@ static int unsup_intercomm_create(Ctx *c) {
   return rc;
 }
 
-static int unsup_type_contiguous(Ctx *c) {
+static int unsup_type_f90_real(Ctx *c) {
   MPI_Datatype t = (MPI_Datatype)SENT;
-  int rc = MPI_Type_contiguous(2, MPI_INT, &t);
+  int rc = MPI_Type_create_f90_real(6, 30, &t);
   EXPECT_SENT(c, t, "newtype");
   return rc;
 }
@@ -1546,7 +1546,8 @@ static const Case kCases[] = {
     {"MPI_Gather root=size", MPI_ERR_ROOT, gather_root_size, 1},
     {"MPI_Intercomm_create (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_intercomm_create,
      1},
-    {"MPI_Type_contiguous (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_type_contiguous, 1},
+    {"MPI_Type_create_f90_real (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_type_f90_real,
+     1},
     /* truncation */
     {"MPI_Recv truncation", MPI_ERR_TRUNCATE, trunc_recv, 1},
     {"MPI_Recv truncation (800 KB into 4 KB)", MPI_ERR_TRUNCATE, trunc_recv_large, 1},
