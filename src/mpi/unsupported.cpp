@@ -4,7 +4,7 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 153 stubs.
+// 106 stubs.
 
 #include "mpi/errors.hpp"
 
@@ -20,57 +20,6 @@ extern "C" int PMPI_Intercomm_create(MPI_Comm, int, MPI_Comm, int, int, MPI_Comm
 }
 AMPI_PMPI_ALIAS(MPI_Intercomm_create)
 
-extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *, MPI_Win_delete_attr_function *,
-                                      int *, void *) {
-  return ampi::mpi::unsupported("MPI_Win_create_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Win_create_keyval)
-
-extern "C" int PMPI_Win_free_keyval(int *) {
-  return ampi::mpi::unsupported("MPI_Win_free_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Win_free_keyval)
-
-extern "C" int PMPI_Win_set_attr(MPI_Win, int, void *) {
-  return ampi::mpi::unsupported("MPI_Win_set_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Win_set_attr)
-
-extern "C" int PMPI_Win_get_attr(MPI_Win, int, void *, int *) {
-  return ampi::mpi::unsupported("MPI_Win_get_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Win_get_attr)
-
-extern "C" int PMPI_Win_delete_attr(MPI_Win, int) {
-  return ampi::mpi::unsupported("MPI_Win_delete_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Win_delete_attr)
-
-extern "C" int PMPI_Win_set_name(MPI_Win, const char *) {
-  return ampi::mpi::unsupported("MPI_Win_set_name");
-}
-AMPI_PMPI_ALIAS(MPI_Win_set_name)
-
-extern "C" int PMPI_Win_get_name(MPI_Win, char *, int *) {
-  return ampi::mpi::unsupported("MPI_Win_get_name");
-}
-AMPI_PMPI_ALIAS(MPI_Win_get_name)
-
-extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *, MPI_Errhandler *) {
-  return ampi::mpi::unsupported("MPI_Win_create_errhandler");
-}
-AMPI_PMPI_ALIAS(MPI_Win_create_errhandler)
-
-extern "C" int PMPI_Win_set_errhandler(MPI_Win, MPI_Errhandler) {
-  return ampi::mpi::unsupported("MPI_Win_set_errhandler");
-}
-AMPI_PMPI_ALIAS(MPI_Win_set_errhandler)
-
-extern "C" int PMPI_Win_get_errhandler(MPI_Win, MPI_Errhandler *) {
-  return ampi::mpi::unsupported("MPI_Win_get_errhandler");
-}
-AMPI_PMPI_ALIAS(MPI_Win_get_errhandler)
-
 extern "C" int PMPI_File_create_errhandler(MPI_File_errhandler_function *, MPI_Errhandler *) {
   return ampi::mpi::unsupported("MPI_File_create_errhandler");
 }
@@ -85,11 +34,6 @@ extern "C" int PMPI_File_get_errhandler(MPI_File, MPI_Errhandler *) {
   return ampi::mpi::unsupported("MPI_File_get_errhandler");
 }
 AMPI_PMPI_ALIAS(MPI_File_get_errhandler)
-
-extern "C" int PMPI_Win_call_errhandler(MPI_Win, int) {
-  return ampi::mpi::unsupported("MPI_Win_call_errhandler");
-}
-AMPI_PMPI_ALIAS(MPI_Win_call_errhandler)
 
 extern "C" int PMPI_File_call_errhandler(MPI_File, int) {
   return ampi::mpi::unsupported("MPI_File_call_errhandler");
@@ -147,195 +91,6 @@ extern "C" int PMPI_Comm_join(int, MPI_Comm *) {
   return ampi::mpi::unsupported("MPI_Comm_join");
 }
 AMPI_PMPI_ALIAS(MPI_Comm_join)
-
-extern "C" int PMPI_Win_create(void *, MPI_Aint, int, MPI_Info, MPI_Comm, MPI_Win *) {
-  return ampi::mpi::unsupported("MPI_Win_create");
-}
-AMPI_PMPI_ALIAS(MPI_Win_create)
-
-extern "C" int PMPI_Win_allocate(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *) {
-  return ampi::mpi::unsupported("MPI_Win_allocate");
-}
-AMPI_PMPI_ALIAS(MPI_Win_allocate)
-
-extern "C" int PMPI_Win_allocate_shared(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *) {
-  return ampi::mpi::unsupported("MPI_Win_allocate_shared");
-}
-AMPI_PMPI_ALIAS(MPI_Win_allocate_shared)
-
-extern "C" int PMPI_Win_shared_query(MPI_Win, int, MPI_Aint *, int *, void *) {
-  return ampi::mpi::unsupported("MPI_Win_shared_query");
-}
-AMPI_PMPI_ALIAS(MPI_Win_shared_query)
-
-extern "C" int PMPI_Win_create_dynamic(MPI_Info, MPI_Comm, MPI_Win *) {
-  return ampi::mpi::unsupported("MPI_Win_create_dynamic");
-}
-AMPI_PMPI_ALIAS(MPI_Win_create_dynamic)
-
-extern "C" int PMPI_Win_attach(MPI_Win, void *, MPI_Aint) {
-  return ampi::mpi::unsupported("MPI_Win_attach");
-}
-AMPI_PMPI_ALIAS(MPI_Win_attach)
-
-extern "C" int PMPI_Win_detach(MPI_Win, const void *) {
-  return ampi::mpi::unsupported("MPI_Win_detach");
-}
-AMPI_PMPI_ALIAS(MPI_Win_detach)
-
-extern "C" int PMPI_Win_free(MPI_Win *) {
-  return ampi::mpi::unsupported("MPI_Win_free");
-}
-AMPI_PMPI_ALIAS(MPI_Win_free)
-
-extern "C" int PMPI_Win_get_group(MPI_Win, MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Win_get_group");
-}
-AMPI_PMPI_ALIAS(MPI_Win_get_group)
-
-extern "C" int PMPI_Win_set_info(MPI_Win, MPI_Info) {
-  return ampi::mpi::unsupported("MPI_Win_set_info");
-}
-AMPI_PMPI_ALIAS(MPI_Win_set_info)
-
-extern "C" int PMPI_Win_get_info(MPI_Win, MPI_Info *) {
-  return ampi::mpi::unsupported("MPI_Win_get_info");
-}
-AMPI_PMPI_ALIAS(MPI_Win_get_info)
-
-extern "C" int PMPI_Put(const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype,
-                        MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Put");
-}
-AMPI_PMPI_ALIAS(MPI_Put)
-
-extern "C" int PMPI_Get(void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Get");
-}
-AMPI_PMPI_ALIAS(MPI_Get)
-
-extern "C" int PMPI_Accumulate(const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype,
-                               MPI_Op, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Accumulate");
-}
-AMPI_PMPI_ALIAS(MPI_Accumulate)
-
-extern "C" int PMPI_Get_accumulate(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
-                                   MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Get_accumulate");
-}
-AMPI_PMPI_ALIAS(MPI_Get_accumulate)
-
-extern "C" int PMPI_Fetch_and_op(const void *, void *, MPI_Datatype, int, MPI_Aint, MPI_Op,
-                                 MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Fetch_and_op");
-}
-AMPI_PMPI_ALIAS(MPI_Fetch_and_op)
-
-extern "C" int PMPI_Compare_and_swap(const void *, const void *, void *, MPI_Datatype, int,
-                                     MPI_Aint, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Compare_and_swap");
-}
-AMPI_PMPI_ALIAS(MPI_Compare_and_swap)
-
-extern "C" int PMPI_Rput(const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win,
-                         MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Rput");
-}
-AMPI_PMPI_ALIAS(MPI_Rput)
-
-extern "C" int PMPI_Rget(void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win,
-                         MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Rget");
-}
-AMPI_PMPI_ALIAS(MPI_Rget)
-
-extern "C" int PMPI_Raccumulate(const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype,
-                                MPI_Op, MPI_Win, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Raccumulate");
-}
-AMPI_PMPI_ALIAS(MPI_Raccumulate)
-
-extern "C" int PMPI_Rget_accumulate(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
-                                    MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Rget_accumulate");
-}
-AMPI_PMPI_ALIAS(MPI_Rget_accumulate)
-
-extern "C" int PMPI_Win_fence(int, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_fence");
-}
-AMPI_PMPI_ALIAS(MPI_Win_fence)
-
-extern "C" int PMPI_Win_start(MPI_Group, int, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_start");
-}
-AMPI_PMPI_ALIAS(MPI_Win_start)
-
-extern "C" int PMPI_Win_complete(MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_complete");
-}
-AMPI_PMPI_ALIAS(MPI_Win_complete)
-
-extern "C" int PMPI_Win_post(MPI_Group, int, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_post");
-}
-AMPI_PMPI_ALIAS(MPI_Win_post)
-
-extern "C" int PMPI_Win_wait(MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_wait");
-}
-AMPI_PMPI_ALIAS(MPI_Win_wait)
-
-extern "C" int PMPI_Win_test(MPI_Win, int *) {
-  return ampi::mpi::unsupported("MPI_Win_test");
-}
-AMPI_PMPI_ALIAS(MPI_Win_test)
-
-extern "C" int PMPI_Win_lock(int, int, int, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_lock");
-}
-AMPI_PMPI_ALIAS(MPI_Win_lock)
-
-extern "C" int PMPI_Win_lock_all(int, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_lock_all");
-}
-AMPI_PMPI_ALIAS(MPI_Win_lock_all)
-
-extern "C" int PMPI_Win_unlock(int, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_unlock");
-}
-AMPI_PMPI_ALIAS(MPI_Win_unlock)
-
-extern "C" int PMPI_Win_unlock_all(MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_unlock_all");
-}
-AMPI_PMPI_ALIAS(MPI_Win_unlock_all)
-
-extern "C" int PMPI_Win_flush(int, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_flush");
-}
-AMPI_PMPI_ALIAS(MPI_Win_flush)
-
-extern "C" int PMPI_Win_flush_all(MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_flush_all");
-}
-AMPI_PMPI_ALIAS(MPI_Win_flush_all)
-
-extern "C" int PMPI_Win_flush_local(int, MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_flush_local");
-}
-AMPI_PMPI_ALIAS(MPI_Win_flush_local)
-
-extern "C" int PMPI_Win_flush_local_all(MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_flush_local_all");
-}
-AMPI_PMPI_ALIAS(MPI_Win_flush_local_all)
-
-extern "C" int PMPI_Win_sync(MPI_Win) {
-  return ampi::mpi::unsupported("MPI_Win_sync");
-}
-AMPI_PMPI_ALIAS(MPI_Win_sync)
 
 extern "C" int PMPI_File_open(MPI_Comm, const char *, int, MPI_Info, MPI_File *) {
   return ampi::mpi::unsupported("MPI_File_open");

@@ -197,6 +197,10 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
 }
 
 Pe::~Pe() {
+  // rma: windows the program did not free hold UCX registrations and keys; drop them while UCX
+  // is still there.
+  for (auto &r : ranks_)
+    r->windows.clear();
   if (transport_) {
     pmix_->fence(); // nobody still needs to reach us
     // Finalize PMIx before the (slower) UCX teardown, so that the launcher hears of it while

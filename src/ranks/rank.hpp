@@ -8,6 +8,7 @@
 #include "matching/engine.hpp"
 #include "p2p/request.hpp"
 #include "ranks/task.hpp"
+#include "rma/table.hpp"
 
 #include <mpi.h>
 
@@ -54,6 +55,8 @@ public:
   // comm area: attribute keys, info objects, user error classes and codes (src/comm/objects.hpp).
   comm::Registry comm_objects;
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
+  // rma: the rank's windows (MPI_Win handles).
+  rma::WindowTable windows;
   // The rank's own copy of the program's arguments, as its main gets them (argv points into
   // args). Kept here rather than on the rank's stack, which exit() drops without unwinding.
   std::vector<std::string> args;
