@@ -281,6 +281,27 @@ void Pe::block(const char *call) {
   r.blocked_in = nullptr;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" void __asan_unpoison_memory_region(void const volatile *addr, std::size_t size);
+#endif
+
+void Pe::spawn_helper(Rank &r, std::function<void()> body) {
+  // Finished helpers were already counted by run() (it sees every task that ends at once).
+  std::erase_if(r.helper_tasks, [](const auto &t) {
+    if (!t->finished()) return false;
+#if defined(__SANITIZE_ADDRESS__)
+    // Its first frame never returned: clear its shadow before the stack's pages are reused.
+    __asan_unpoison_memory_region(t->stack_low(), t->stack_size());
+#endif
+    return true;
+  });
+  r.helper_tasks.push_back(std::make_unique<ranks::Task>(config_.stack_size, std::move(body)));
+  ranks::Task &t = *r.helper_tasks.back();
+  t.owner = &r;
+  ++live_ranks_;
+  scheduler_.spawn(t);
+}
+
 void Pe::exit_current(int code) noexcept {
   current().exit_code = code;
   scheduler_.finish_current();

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,7 +90,14 @@ public:
   void control(const ucx::Header &h) {
     if (termination_) termination_->control(h);
   }
-  void wake(Rank &r) noexcept { scheduler_.make_ready(r.task); }
+  void wake(Rank &r) noexcept {
+    scheduler_.make_ready(r.task);
+    for (auto &t : r.helper_tasks) // coll: internal tasks of r may wait for the same event
+      scheduler_.make_ready(*t);
+  }
+  // coll: starts an internal task that runs `body` as rank `r` (Pe::current() is r inside it),
+  // e.g. a non-blocking collective. It counts as a live task until its body returns.
+  void spawn_helper(Rank &r, std::function<void()> body);
   [[noreturn]] void exit_current(int code) noexcept;
 
   p2p::MessagePool &messages() noexcept { return messages_; }

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -77,11 +79,24 @@ public:
   bool finalized = false;
   bool probing = false; // blocked in MPI_Probe: new unexpected messages wake it
   int exit_code = 0;
+  // ---- privatize (src/privatize): this rank's copy of the program (a dlopen handle), if any
+  void *program = nullptr;
+  void *program_dso = nullptr; // its __dso_handle
   // The MPI call the rank is blocked in, for the deadlock report.
   const char *blocked_in = nullptr;
   std::uint32_t blocked_context = 0;
   int blocked_source = MPI_ANY_SOURCE;
   int blocked_tag = MPI_ANY_TAG;
+
+  // coll: internal tasks that run this rank's non-blocking collectives (Pe::spawn_helper); they
+  // act as this rank, and wake(rank) wakes them too. User-defined reduction operations
+  // (MPI_Op_create), handle 0x58000100 | index; null entries are freed slots.
+  std::vector<std::unique_ptr<ranks::Task>> helper_tasks;
+  struct UserOp {
+    MPI_User_function *fn = nullptr;
+    bool commutative = true;
+  };
+  std::vector<std::optional<UserOp>> user_ops;
 };
 
 } // namespace ampi
