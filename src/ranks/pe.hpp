@@ -4,6 +4,7 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "devptr_cache/devptr_cache.hpp"
 #include "p2p/remote.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
@@ -13,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,10 +90,19 @@ public:
   void control(const ucx::Header &h) {
     if (termination_) termination_->control(h);
   }
-  void wake(Rank &r) noexcept { scheduler_.make_ready(r.task); }
+  void wake(Rank &r) noexcept {
+    scheduler_.make_ready(r.task);
+    for (auto &t : r.helper_tasks) // coll: internal tasks of r may wait for the same event
+      scheduler_.make_ready(*t);
+  }
+  // coll: starts an internal task that runs `body` as rank `r` (Pe::current() is r inside it),
+  // e.g. a non-blocking collective. It counts as a live task until its body returns.
+  void spawn_helper(Rank &r, std::function<void()> body);
   [[noreturn]] void exit_current(int code) noexcept;
 
   p2p::MessagePool &messages() noexcept { return messages_; }
+  // gpu: which buffers are device memory, and copies to and from them.
+  gpu::DevPtrCache &devptrs() noexcept { return devptrs_; }
   const std::shared_ptr<const comm::Group> &world_group() const noexcept { return world_group_; }
 
   // Ends the whole job now (MPI_Abort, fatal errors): flushes stdio and exits with `code`.
@@ -109,6 +120,7 @@ private:
   char **envp_;
   ranks::Scheduler scheduler_;
   p2p::MessagePool messages_;
+  gpu::DevPtrCache devptrs_; // gpu
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
