@@ -25,7 +25,19 @@ for f in "$D"/bin/* "$D/lib/libampi.so.0"; do ldd "$f" 2>/dev/null; done |
   grep -v -E '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|libcuda|ld-linux[^/]*)\.so' |
   while read -r l; do cp -L "$l" "$D/lib/"; done
 multiarch=/usr/lib/x86_64-linux-gnu
-for m in "$multiarch"/ucx/libuct_cma.so.0; do [ -f "$m" ] && cp -L "$m" "$D/lib/ucx/"; done
+# UCX's modules (cma; cuda_copy, cuda_ipc with a CUDA-enabled UCX) beside the libucs in use, and
+# ucx_perftest of a CUDA-enabled UCX built into <build-dir>/ucx-cuda (raw UCX in compare.sh --gpu).
+ucs=$(ldd "$D/lib/libampi.so.0" | awk '$1 == "libucs.so.0" {print $3}')
+for m in "$(dirname "${ucs:-$multiarch/libucs.so.0}")"/ucx/lib*.so.0; do
+  case $m in *ib.so.0 | *rdmacm.so.0) continue ;; esac
+  [ -f "$m" ] && cp -L "$m" "$D/lib/ucx/"
+done
+if [ -x "$B/ucx-cuda/bin/ucx_perftest" ]; then
+  cp "$B/ucx-cuda/bin/ucx_perftest" "$D/bin/"
+  for l in "$B"/ucx-cuda/lib/libucx_perftest*.so.0 "$B"/ucx-cuda/lib/ucx/libucx_perftest_cuda.so.0; do
+    [ -f "$l" ] && cp -L "$l" "$D/lib/$(basename "$(dirname "$l")" | sed 's/^lib$//')"
+  done
+fi
 for m in "$multiarch"/pmix2/lib/pmix/*.so; do [ -f "$m" ] && cp -L "$m" "$D/lib/pmix/"; done
 cat >"$D/env.sh" <<'EOS'
 # . ./env.sh — use this bundle (run from its directory)
