@@ -3,14 +3,14 @@
 # a machine that lacks Debian's packages (e.g. a GPU machine with another distribution): ampirun,
 # the benchmark programs of <build-dir> (osu/, apps/jacobi3d), the bench scripts, libampi and the
 # shared libraries they need beyond the C/C++ runtime and the CUDA driver (PMIx, UCX, hwloc,
-# libevent, ...), UCX's and PMIx's plugin modules. <dest-dir>/env.sh sets LD_LIBRARY_PATH, PATH
+# libevent, ...) and UCX's modules. <dest-dir>/env.sh sets LD_LIBRARY_PATH, PATH
 # (ampirun) and AMPIRUN for it:
 #   bench/bundle.sh build-cuda /tmp/b && (cd /tmp/b && . ./env.sh && bench/gpu_jacobi.sh \
 #       --bin bin/jacobi3d_cuda)
 set -eu
 B=$(cd "$1" && pwd)
 D=$2
-mkdir -p "$D/bin" "$D/lib/ucx" "$D/lib/pmix" "$D/bench"
+mkdir -p "$D/bin" "$D/lib/ucx" "$D/bench"
 cp "$B/bin/ampirun" "$D/bin/"
 for f in "$B"/osu/osu_* "$B"/apps/jacobi3d/jacobi3d "$B"/apps/jacobi3d/jacobi3d_cuda; do
   [ -f "$f" ] && [ -x "$f" ] && cp "$f" "$D/bin/"
@@ -38,13 +38,12 @@ if [ -x "$B/ucx-cuda/bin/ucx_perftest" ]; then
     [ -f "$l" ] && cp -L "$l" "$D/lib/$(basename "$(dirname "$l")" | sed 's/^lib$//')"
   done
 fi
-for m in "$multiarch"/pmix2/lib/pmix/*.so; do [ -f "$m" ] && cp -L "$m" "$D/lib/pmix/"; done
 cat >"$D/env.sh" <<'EOS'
 # . ./env.sh — use this bundle (run from its directory)
 AMPI_BUNDLE=$(pwd)
 export LD_LIBRARY_PATH=$AMPI_BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$AMPI_BUNDLE/bin:$PATH:/usr/local/nvidia/bin
 export AMPIRUN=$AMPI_BUNDLE/bin/ampirun
-export PMIX_MCA_mca_base_component_path=$AMPI_BUNDLE/lib/pmix
+# A machine with its own PMIx may log that a plugin of it (pcompress_zlib) does not load: harmless.
 EOS
 du -sh "$D" | awk '{print "bundle: " $2 " (" $1 ")"}'
