@@ -18,7 +18,7 @@ struct Args {
 
 Args check(const char *fn, MPI_Comm comm, int count, MPI_Datatype type) {
   Args a;
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   a.comm = find_comm(*self, comm, fn, &a.err);
   if (!a.comm) return a;
   if (count < 0) {
@@ -57,7 +57,7 @@ datatype::ReduceFn find_op(MPI_Op op, MPI_Datatype type, MPI_Comm comm, const ch
 
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
   static constexpr const char *fn = "MPI_Barrier";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;

@@ -19,7 +19,7 @@ using namespace ampi::mpi;
 
 extern "C" int PMPI_Comm_size(MPI_Comm comm, int *size) {
   static constexpr const char *fn = "MPI_Comm_size";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!size) return raise(comm, MPI_ERR_ARG, fn, "size=NULL");
   *size = c->size();
@@ -29,7 +29,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_size)
 
 extern "C" int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
   static constexpr const char *fn = "MPI_Comm_rank";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!rank) return raise(comm, MPI_ERR_ARG, fn, "rank=NULL");
   *rank = c->rank;
@@ -39,7 +39,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_rank)
 
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_dup";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   auto d = std::make_unique<comm::Comm>();
@@ -55,7 +55,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_dup)
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_split";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   if (color < 0 && color != MPI_UNDEFINED)
@@ -99,7 +99,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_split)
 
 extern "C" int PMPI_Comm_free(MPI_Comm *comm) {
   static constexpr const char *fn = "MPI_Comm_free";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!comm) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm=NULL");
   AMPI_COMM_OR_RETURN(*self, c, *comm, fn)
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
@@ -113,7 +113,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_free)
 
 extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   static constexpr const char *fn = "MPI_Comm_compare";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, a, comm1, fn)
   comm::Comm *b = find_comm(*self, comm2, fn, &err_);
   if (!b) return err_;
@@ -146,7 +146,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_compare)
 
 extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
   static constexpr const char *fn = "MPI_Comm_test_inter";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!flag) return raise(comm, MPI_ERR_ARG, fn, "flag=NULL");
   *flag = 0; // ampi has intracommunicators only
@@ -156,7 +156,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_test_inter)
 
 extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
   static constexpr const char *fn = "MPI_Comm_set_name";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!comm_name) return raise(comm, MPI_ERR_ARG, fn, "comm_name=NULL");
   c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
@@ -166,7 +166,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_set_name)
 
 extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
   static constexpr const char *fn = "MPI_Comm_get_name";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!comm_name || !resultlen)
     return raise(comm, MPI_ERR_ARG, fn, "comm_name or resultlen is NULL");
@@ -195,7 +195,7 @@ const comm::Group *find_group(Rank &self, MPI_Group h, const char *fn, int *err)
 
 extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
   static constexpr const char *fn = "MPI_Comm_group";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!group) return raise(comm, MPI_ERR_ARG, fn, "group=NULL");
   *group = self->groups.add(c->group);
@@ -205,7 +205,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_group)
 
 extern "C" int PMPI_Group_size(MPI_Group group, int *size) {
   static constexpr const char *fn = "MPI_Group_size";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (!size) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size=NULL");
   *size = g->size();
@@ -215,7 +215,7 @@ AMPI_PMPI_ALIAS(MPI_Group_size)
 
 extern "C" int PMPI_Group_rank(MPI_Group group, int *rank) {
   static constexpr const char *fn = "MPI_Group_rank";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (!rank) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "rank=NULL");
   *rank = g->rank_of(self->world_rank);
@@ -225,7 +225,7 @@ AMPI_PMPI_ALIAS(MPI_Group_rank)
 
 extern "C" int PMPI_Group_free(MPI_Group *group) {
   static constexpr const char *fn = "MPI_Group_free";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!group) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "group=NULL");
   AMPI_GROUP_OR_RETURN(*self, g, *group, fn)
   (void)g;
@@ -238,7 +238,7 @@ AMPI_PMPI_ALIAS(MPI_Group_free)
 extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
                                           MPI_Group group2, int ranks2[]) {
   static constexpr const char *fn = "MPI_Group_translate_ranks";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g1, group1, fn)
   const comm::Group *g2 = find_group(*self, group2, fn, &gerr_);
   if (!g2) return gerr_;
@@ -256,7 +256,7 @@ AMPI_PMPI_ALIAS(MPI_Group_translate_ranks)
 
 extern "C" int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {
   static constexpr const char *fn = "MPI_Group_incl";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (n < 0 || n > g->size() || (n > 0 && !ranks) || !newgroup)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d (group size %d), ranks or newgroup NULL", n,
@@ -292,7 +292,7 @@ struct PredefinedAttrs {
 
 extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
   static constexpr const char *fn = "MPI_Comm_get_attr";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   (void)c;
   if (!attribute_val || !flag) return raise(comm, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");

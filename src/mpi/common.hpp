@@ -18,11 +18,37 @@ namespace ampi::mpi {
 
 inline constexpr int kTagUb = (1 << 30) - 1;
 
-// The calling rank, or nullptr after raising an error (not inside a rank, or outside
-// MPI_Init..MPI_Finalize).
-Rank *enter(const char *fn);
+// What enter() returns: the calling rank (a pointer to it, never null), for the length of one MPI
+// call. While its PE is threaded (MPI_THREAD_SERIALIZED/MULTIPLE, src/ranks/threads.hpp) it also
+// holds the PE's mutex and releases it at the end of the call, so keep it for the whole call:
+// `auto self = enter(fn);` (`Rank *self = enter(fn);` does not compile: it would drop the mutex at
+// once).
+class Entered {
+public:
+  Entered(Rank *rank, Pe *pe) noexcept : rank_(rank), pe_(pe) {}
+  Entered(Entered &&o) noexcept : rank_(o.rank_), pe_(o.pe_) { o.pe_ = nullptr; }
+  Entered(const Entered &) = delete;
+  Entered &operator=(const Entered &) = delete;
+  Entered &operator=(Entered &&) = delete;
+  ~Entered() {
+    if (pe_ && pe_->threaded()) [[unlikely]]
+      pe_->leave_call();
+  }
+  Rank *operator->() const noexcept { return rank_; }
+  Rank &operator*() const noexcept { return *rank_; }
+  operator Rank *() const & noexcept { return rank_; }
+  operator Rank *() const && = delete;
+
+private:
+  Rank *rank_;
+  Pe *pe_;
+};
+
+// The calling rank; ends the job with a message when the caller is no rank (nor a thread of a
+// rank that asked for MPI_THREAD_SERIALIZED or MULTIPLE), or is outside MPI_Init..MPI_Finalize.
+Entered enter(const char *fn);
 // Like enter() but accepts calls before MPI_Init and after MPI_Finalize.
-Rank *enter_any(const char *fn);
+Entered enter_any(const char *fn);
 
 // Raise MPI_ERR_COMM / MPI_ERR_TYPE for a bad handle (the cold paths of the lookups below).
 comm::Comm *bad_comm(MPI_Comm h, const char *fn, int *err);

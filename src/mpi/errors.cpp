@@ -146,17 +146,33 @@ int unsupported(const char *fn) {
                "%s is not supported by ampi (see the README's table of supported functions)", fn);
 }
 
-Rank *enter_any(const char *fn) {
-  Pe *pe = Pe::get_if();
-  Rank *self = pe ? pe->current_if() : nullptr;
+Entered enter_any(const char *fn) {
+  if (Pe *pe = Pe::get_if()) [[likely]] {
+    if (pe->threaded()) [[unlikely]]
+      pe->threads().lock();
+    Rank *self = pe->current_if();
+    if (!self) [[unlikely]]
+      fatal(nullptr, MPI_ERR_OTHER, fn, "called outside the ranks of the process");
+    return Entered(self, pe);
+  }
+  // Not the PE's thread: a thread that a rank created, or none of ours.
+  Rank *self = Pe::enter_thread();
   if (!self)
     fatal(nullptr, MPI_ERR_OTHER, fn,
-          "called from a thread that is not an MPI rank (ampi provides MPI_THREAD_FUNNELED)");
-  return self;
+          "called from a thread that is not an MPI rank and was not created by one");
+  Entered e(self, &self->pe);
+  if (self->thread_level < MPI_THREAD_SERIALIZED) {
+    fatal(self, MPI_ERR_OTHER, fn,
+          self->initialized
+              ? "called from a thread the rank created, but MPI_Init_thread did not provide "
+                "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE"
+              : "called from a thread the rank created before the rank called MPI_Init_thread");
+  }
+  return e;
 }
 
-Rank *enter(const char *fn) {
-  Rank *self = enter_any(fn);
+Entered enter(const char *fn) {
+  Entered self = enter_any(fn);
   if (!self->initialized || self->finalized) [[unlikely]] {
     fatal(self, MPI_ERR_OTHER, fn,
           self->finalized ? "called after MPI_Finalize" : "called before MPI_Init");
@@ -216,7 +232,7 @@ AMPI_PMPI_ALIAS(MPI_Error_string)
 
 extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   static constexpr const char *fn = "MPI_Comm_set_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
@@ -233,7 +249,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_set_errhandler)
 
 extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Comm_get_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
@@ -247,7 +263,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_get_errhandler)
 extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
                                            MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Comm_create_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
   self->errhandlers.push_back({function, 1});
@@ -259,7 +275,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)
 
 extern "C" int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Errhandler_free";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   if (!errhandler) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler=NULL");
   const unsigned idx = static_cast<unsigned>(*errhandler) ^ kErrhandlerKind;
   if (idx >= 2) {
@@ -276,7 +292,7 @@ AMPI_PMPI_ALIAS(MPI_Errhandler_free)
 
 extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   static constexpr const char *fn = "MPI_Comm_call_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;

@@ -114,7 +114,7 @@ MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
 
 int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, int dest, int tag,
                 MPI_Comm comm, p2p::Mode mode, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   Checked ck = check(*self, fn, buf, count, type, dest, tag, comm, false);
   if (!ck.comm) [[unlikely]]
     return ck.err;
@@ -148,7 +148,7 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
 
 int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int source, int tag,
                 MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   Checked ck = check(*self, fn, buf, count, type, source, tag, comm, true);
   if (!ck.comm) [[unlikely]]
     return ck.err;
@@ -259,7 +259,7 @@ extern "C" int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
                              int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Sendrecv";
   // Both halves are checked before anything is sent.
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   Checked rc = check(*self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
   if (!rc.comm) return rc.err;
   Checked sc = check(*self, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
@@ -285,7 +285,7 @@ extern "C" int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
                                      int sendtag, int source, int recvtag, MPI_Comm comm,
                                      MPI_Status *status) {
   static constexpr const char *fn = "MPI_Sendrecv_replace";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   Checked ck = check(*self, fn, buf, count, datatype, dest, sendtag, comm, false);
   if (!ck.comm) return ck.err;
   auto copy = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
@@ -297,7 +297,7 @@ AMPI_PMPI_ALIAS(MPI_Sendrecv_replace)
 
 extern "C" int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Wait";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request) [[unlikely]]
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   if (*request == MPI_REQUEST_NULL) {
@@ -314,7 +314,7 @@ AMPI_PMPI_ALIAS(MPI_Wait)
 
 extern "C" int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Test";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request || !flag) [[unlikely]]
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request or flag is NULL");
   if (*request == MPI_REQUEST_NULL) {
@@ -339,7 +339,7 @@ AMPI_PMPI_ALIAS(MPI_Test)
 
 extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Request_get_status";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
   if (request == MPI_REQUEST_NULL) {
     *flag = 1;
@@ -411,7 +411,7 @@ int finish_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Reques
 extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
                             MPI_Status array_of_statuses[]) {
   static constexpr const char *fn = "MPI_Waitall";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   std::vector<p2p::Request *> rs;
   if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
   for (p2p::Request *r : rs)
@@ -423,7 +423,7 @@ AMPI_PMPI_ALIAS(MPI_Waitall)
 extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
                             MPI_Status array_of_statuses[]) {
   static constexpr const char *fn = "MPI_Testall";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
   std::vector<p2p::Request *> rs;
   if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
@@ -449,7 +449,7 @@ namespace {
 // Waitany and Testany: the first completed request, or MPI_UNDEFINED when none is active.
 int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
                bool blocking, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!index || (!blocking && !flag))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "index or flag is NULL");
   std::vector<p2p::Request *> rs;
@@ -489,7 +489,7 @@ int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
 // Waitsome and Testsome.
 int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
                 MPI_Status statuses[], bool blocking, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!outcount || (incount > 0 && !indices))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "outcount or array_of_indices is NULL");
   std::vector<p2p::Request *> rs;
@@ -562,7 +562,7 @@ AMPI_PMPI_ALIAS(MPI_Testsome)
 
 extern "C" int PMPI_Request_free(MPI_Request *request) {
   static constexpr const char *fn = "MPI_Request_free";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
@@ -578,7 +578,7 @@ AMPI_PMPI_ALIAS(MPI_Request_free)
 
 extern "C" int PMPI_Cancel(MPI_Request *request) {
   static constexpr const char *fn = "MPI_Cancel";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
@@ -600,7 +600,7 @@ namespace {
 
 int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
                  MPI_Status *status) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
@@ -685,7 +685,7 @@ AMPI_PMPI_ALIAS(MPI_Get_elements)
 
 extern "C" int PMPI_Buffer_attach(void *buffer, int size) {
   static constexpr const char *fn = "MPI_Buffer_attach";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (size < 0 || (!buffer && size > 0))
     return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn, "buffer=%p size=%d", buffer, size);
   if (self->bsend.base)
@@ -700,7 +700,7 @@ AMPI_PMPI_ALIAS(MPI_Buffer_attach)
 
 extern "C" int PMPI_Buffer_detach(void *buffer_addr, int *size) {
   static constexpr const char *fn = "MPI_Buffer_detach";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!buffer_addr || !size)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "buffer_addr or size is NULL");
   p2p::drain_bsend(fn);

@@ -151,6 +151,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     : config_(config), user_main_(user_main), args_(std::move(args)), envp_(envp),
       pmix_(std::move(pmix)) {
   current_ = this;
+  threads_ = std::make_shared<ranks::Threads>(*this);
   const Placement &pl = config_.placement;
   world_group_ = comm::Group::range(0, pl.world_size);
   by_world_.assign(static_cast<std::size_t>(pl.world_size), nullptr);
@@ -197,6 +198,11 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
 }
 
 Pe::~Pe() {
+  { // threads that outlive the job find no PE
+    threads_->lock();
+    threads_->pe_ = nullptr;
+    threads_->unlock();
+  }
   if (transport_) {
     pmix_->fence(); // nobody still needs to reach us
     // Finalize PMIx before the (slower) UCX teardown, so that the launcher hears of it while
@@ -218,7 +224,10 @@ void Pe::run_rank(Rank &r) {
   for (auto &a : r.args)
     r.argv.push_back(a.data());
   r.argv.push_back(nullptr);
+  // While the PE is threaded, the program's code runs without the PE's mutex (threads.hpp).
+  if (threaded()) threads_->unlock();
   r.exit_code = user_main_(static_cast<int>(r.args.size()), r.argv.data(), envp_);
+  if (threaded()) threads_->lock();
   if (r.initialized && !r.finalized) {
     std::fflush(stdout);
     std::fprintf(stderr,
@@ -235,6 +244,10 @@ int Pe::run() {
   while (live_ranks_ > 0 || transport_) {
     ranks::Task *last = scheduler_.run_one();
     if (!last) {
+      if (threaded()) [[unlikely]] { // threads of the ranks may still wake them
+        if (idle_threaded(idle)) break;
+        continue;
+      }
       if (!transport_)
         report_deadlock(); // nothing in this process can wake a rank, and nothing is outside it
       // Idle: drive the network; after a short spin, sleep until it has something for us.
@@ -257,11 +270,14 @@ int Pe::run() {
       if (status == 0 && r->exit_code != 0) status = r->exit_code;
     }
   }
+  if (threaded()) threads_->unlock(); // the loop held it since the first threaded switch
   std::fflush(nullptr);
   return status;
 }
 
 void Pe::block(const char *call) {
+  if (thread_rank_) [[unlikely]] // a created thread: wait without the PE's thread
+    return block_thread(call);
   Rank &r = current();
   // Ranks that keep each other busy must not starve the network. If that progress did anything,
   // return instead of blocking: the caller re-checks what it waits for (it may be done now).
@@ -278,6 +294,7 @@ void Pe::block(const char *call) {
 }
 
 void Pe::exit_current(int code) noexcept {
+  if (threaded()) threads_->lock(); // back into the library from the program's code
   current().exit_code = code;
   scheduler_.finish_current();
 }
@@ -302,6 +319,10 @@ void Pe::print_blocked_ranks() {
     }
     std::fprintf(stderr, ", %zu posted receive(s), %zu unexpected message(s)\n",
                  r->matching.posted_count(), r->matching.unexpected_count());
+  }
+  if (threaded()) {
+    for (const auto &w : threads_->waiting_)
+      std::fprintf(stderr, "  a thread of rank %d: blocked in %s\n", w.world_rank, w.call);
   }
   std::fflush(stderr);
 }

@@ -1,0 +1,114 @@
+// src/ranks/threads.hpp — MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE: OS threads that a rank
+// creates (pthread_create, interposed by libampi.so) carry their creator rank and call MPI
+// alongside the ranks of their PE. Once a rank of the PE has asked for it, the PE's state
+// (matching queues, requests, scheduler queue, UCX worker, bsend buffers) is guarded by one mutex
+// per PE, held by whichever OS thread is inside the library: the PE's own thread while it runs
+// library code of its ranks or its scheduling loop (it keeps it across switches between ranks and
+// drops it whenever a rank returns to the program), a created thread for the length of its MPI
+// call. A created thread that must wait releases the mutex and sleeps on the PE's condition
+// variable (driving the network itself between naps), so it never blocks the PE's thread. Without
+// MPI_THREAD_SERIALIZED/MULTIPLE none of this runs: the PE's thread never touches the mutex.
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace ampi {
+class Pe;
+class Rank;
+} // namespace ampi
+
+namespace ampi::ranks {
+
+// What a thread created by a rank starts with (shared by the thread and its joiner).
+struct ThreadStart {
+  void *(*fn)(void *) = nullptr;
+  void *arg = nullptr;
+  Rank *rank = nullptr;   // the creator's rank
+  bool counted = false;   // counted in Threads::live_
+  bool done = false;      // its start routine has ended (under the mutex)
+  std::shared_ptr<class Threads> threads;
+};
+
+// The per-PE half (shared with the threads, which may outlive the PE by a little).
+class Threads : public std::enable_shared_from_this<Threads> {
+public:
+  explicit Threads(Pe &pe) noexcept : pe_(&pe) {}
+
+  // The calling OS thread enters / leaves the library (nested calls only count).
+  void lock() noexcept {
+    if (depth_++ == 0) acquire();
+  }
+  void unlock() noexcept {
+    if (--depth_ == 0) mutex_.unlock();
+  }
+  // How deep the calling OS thread is inside the library (0: in the program's code).
+  static int depth() noexcept { return depth_; }
+  // Lets waiting threads in for a moment (the caller holds the mutex, at depth 1 or more).
+  void let_in() noexcept {
+    if (contenders_.load(std::memory_order_relaxed) == 0) return;
+    mutex_.unlock();
+    sched_yield_();
+    acquire();
+  }
+  // A created thread waits: releases the mutex until notify() or `timeout` (the caller holds
+  // it); false on time-out.
+  bool wait(std::chrono::microseconds timeout);
+  // The PE's loop waits: releases the mutex until notify(), touched() or `timeout`.
+  void wait_loop(std::chrono::microseconds timeout);
+  // Something was completed or made ready: waiting threads and the PE's loop look again.
+  void notify() noexcept {
+    ++wake_epoch_;
+    quiet_ = 0;
+    cv_.notify_all();
+    loop_cv_.notify_one();
+  }
+  // A created thread finished an MPI call or ended: the PE's loop looks again.
+  void touched() noexcept {
+    ++activity_;
+    loop_cv_.notify_one();
+  }
+
+  // All under mutex_ (the PE's loop and the threads read them).
+  Pe *pe_;                      // nullptr once the PE is gone
+  int live_ = 0;                // threads created by ranks (while enabled) still running
+  int quiet_ = 0;               // of those, how many wait inside MPI with no wake-up since
+  std::uint64_t wake_epoch_ = 0;
+  std::uint64_t activity_ = 0;  // MPI calls of threads finished, threads ended
+  struct Waiter {
+    int world_rank;
+    const char *call;
+  };
+  std::vector<Waiter> waiting_; // threads waiting inside MPI, for the deadlock report
+  std::unordered_map<pthread_t, std::shared_ptr<ThreadStart>> joinable_;
+
+private:
+  void acquire() noexcept {
+    contenders_.fetch_add(1, std::memory_order_relaxed);
+    mutex_.lock();
+    contenders_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  static void sched_yield_() noexcept;
+
+  std::mutex mutex_;
+  std::condition_variable cv_;      // created threads waiting inside MPI
+  std::condition_variable loop_cv_; // the PE's loop waiting for them
+  std::atomic<int> contenders_{0};
+  static thread_local int depth_;
+};
+
+// The rank that created the calling thread (directly or through other created threads), or
+// nullptr for the PE's own thread and threads that no rank created.
+Rank *creator_rank() noexcept;
+// The rank that created the calling thread, if a rank did (whether or not inside the library).
+Rank *creator_rank_any() noexcept;
+
+} // namespace ampi::ranks
