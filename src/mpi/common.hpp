@@ -25,30 +25,44 @@ inline constexpr int kTagUb = (1 << 30) - 1;
 // once).
 class Entered {
 public:
-  Entered(Rank *rank, Pe *pe) noexcept : rank_(rank), pe_(pe) {}
-  Entered(Entered &&o) noexcept : rank_(o.rank_), pe_(o.pe_) { o.pe_ = nullptr; }
+  explicit Entered(Rank *rank) noexcept : rank_(rank) {}
   Entered(const Entered &) = delete;
   Entered &operator=(const Entered &) = delete;
-  Entered &operator=(Entered &&) = delete;
+  // The calling OS thread is inside the library (depth > 0) only while its PE is threaded.
   ~Entered() {
-    if (pe_ && pe_->threaded()) [[unlikely]]
-      pe_->leave_call();
+    if (ranks::Threads::depth() != 0) [[unlikely]]
+      Pe::get().leave_call();
   }
   Rank *operator->() const noexcept { return rank_; }
   Rank &operator*() const noexcept { return *rank_; }
-  operator Rank *() const & noexcept { return rank_; }
+  operator Rank *() const &noexcept { return rank_; }
   operator Rank *() const && = delete;
 
 private:
   Rank *rank_;
-  Pe *pe_;
 };
+
+// The slow paths of enter() and enter_any() (errors.cpp): a threaded PE, a created thread, errors.
+Entered enter_slow(const char *fn, bool initialized);
 
 // The calling rank; ends the job with a message when the caller is no rank (nor a thread of a
 // rank that asked for MPI_THREAD_SERIALIZED or MULTIPLE), or is outside MPI_Init..MPI_Finalize.
-Entered enter(const char *fn);
+inline Entered enter(const char *fn) {
+  if (Pe *pe = Pe::get_if(); pe && !pe->threaded()) [[likely]] {
+    Rank *self = pe->scheduled_if();
+    if (self && self->initialized && !self->finalized) [[likely]]
+      return Entered(self);
+  }
+  return enter_slow(fn, true);
+}
 // Like enter() but accepts calls before MPI_Init and after MPI_Finalize.
-Entered enter_any(const char *fn);
+inline Entered enter_any(const char *fn) {
+  if (Pe *pe = Pe::get_if(); pe && !pe->threaded()) [[likely]] {
+    if (Rank *self = pe->scheduled_if()) [[likely]]
+      return Entered(self);
+  }
+  return enter_slow(fn, false);
+}
 
 // Raise MPI_ERR_COMM / MPI_ERR_TYPE for a bad handle (the cold paths of the lookups below).
 comm::Comm *bad_comm(MPI_Comm h, const char *fn, int *err);

@@ -146,38 +146,41 @@ int unsupported(const char *fn) {
                "%s is not supported by ampi (see the README's table of supported functions)", fn);
 }
 
-Entered enter_any(const char *fn) {
-  if (Pe *pe = Pe::get_if()) [[likely]] {
-    if (pe->threaded()) [[unlikely]]
-      pe->threads().lock();
-    Rank *self = pe->current_if();
-    if (!self) [[unlikely]]
-      fatal(nullptr, MPI_ERR_OTHER, fn, "called outside the ranks of the process");
-    return Entered(self, pe);
+namespace {
+
+// The calling rank, with the PE's mutex taken when the PE is threaded; ends the job if there is
+// none.
+Rank *find_caller(const char *fn) {
+  if (Pe *pe = Pe::get_if()) {
+    if (pe->threaded()) pe->threads().lock();
+    Rank *r = pe->current_if();
+    if (!r) fatal(nullptr, MPI_ERR_OTHER, fn, "called outside the ranks of the process");
+    return r;
   }
   // Not the PE's thread: a thread that a rank created, or none of ours.
-  Rank *self = Pe::enter_thread();
-  if (!self)
+  Rank *r = Pe::enter_thread();
+  if (!r)
     fatal(nullptr, MPI_ERR_OTHER, fn,
           "called from a thread that is not an MPI rank and was not created by one");
-  Entered e(self, &self->pe);
-  if (self->thread_level < MPI_THREAD_SERIALIZED) {
-    fatal(self, MPI_ERR_OTHER, fn,
-          self->initialized
+  if (r->thread_level < MPI_THREAD_SERIALIZED) {
+    fatal(r, MPI_ERR_OTHER, fn,
+          r->initialized
               ? "called from a thread the rank created, but MPI_Init_thread did not provide "
                 "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE"
               : "called from a thread the rank created before the rank called MPI_Init_thread");
   }
-  return e;
+  return r;
 }
 
-Entered enter(const char *fn) {
-  Entered self = enter_any(fn);
-  if (!self->initialized || self->finalized) [[unlikely]] {
+} // namespace
+
+Entered enter_slow(const char *fn, bool initialized) {
+  Rank *self = find_caller(fn);
+  if (initialized && (!self->initialized || self->finalized)) [[unlikely]] {
     fatal(self, MPI_ERR_OTHER, fn,
           self->finalized ? "called after MPI_Finalize" : "called before MPI_Init");
   }
-  return self;
+  return Entered(self);
 }
 
 comm::Comm *bad_comm(MPI_Comm h, const char *fn, int *err) {

@@ -313,7 +313,8 @@ void Pe::print_blocked_ranks() {
     }
     std::fprintf(stderr, "  rank %d: blocked in %s", r->world_rank,
                  r->blocked_in ? r->blocked_in : "(unknown call)");
-    if (r->blocked_source != MPI_ANY_SOURCE || r->blocked_tag != MPI_ANY_TAG) {
+    const bool joining = r->blocked_in && std::strcmp(r->blocked_in, "pthread_join") == 0;
+    if (!joining && (r->blocked_source != MPI_ANY_SOURCE || r->blocked_tag != MPI_ANY_TAG)) {
       std::fprintf(stderr, " (peer=%d, tag=%d, context=%" PRIu32 ")", r->blocked_source,
                    r->blocked_tag, r->blocked_context);
     }
@@ -322,7 +323,8 @@ void Pe::print_blocked_ranks() {
   }
   if (threaded()) {
     for (const auto &w : threads_->waiting_)
-      std::fprintf(stderr, "  a thread of rank %d: blocked in %s\n", w.world_rank, w.call);
+      std::fprintf(stderr, "  a thread of rank %d: blocked in %s (peer=%d, tag=%d)\n", w.world_rank,
+                   w.call, w.source, w.tag);
   }
   std::fflush(stderr);
 }

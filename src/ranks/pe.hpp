@@ -71,6 +71,11 @@ public:
       return *r;
     return *static_cast<Rank *>(scheduler_.current()->owner);
   }
+  // The rank whose user-level thread the PE runs (never a created thread's).
+  Rank *scheduled_if() noexcept {
+    ranks::Task *t = scheduler_.current();
+    return t ? static_cast<Rank *>(t->owner) : nullptr;
+  }
   Rank *current_if() noexcept {
     if (Rank *r = thread_rank_) [[unlikely]]
       return r;
@@ -139,8 +144,9 @@ private:
   [[noreturn]] void report_deadlock();
   void print_blocked_ranks();
 
-  static thread_local Pe *current_;
-  static thread_local Rank *thread_rank_; // set while a created thread is inside an MPI call
+  static constinit thread_local Pe *current_;
+  static constinit thread_local Rank
+      *thread_rank_; // set while a created thread is inside an MPI call
   PeConfig config_;
   MainFn user_main_;
   std::vector<std::string> args_;

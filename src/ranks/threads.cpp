@@ -42,7 +42,8 @@ template <class Fn> Fn next_definition(const char *name) {
 
 // Runs a created thread's start routine, with its rank known; ends by counting it out.
 void *thread_main(void *p) {
-  std::unique_ptr<std::shared_ptr<ThreadStart>> holder(static_cast<std::shared_ptr<ThreadStart> *>(p));
+  std::unique_ptr<std::shared_ptr<ThreadStart>> holder(
+      static_cast<std::shared_ptr<ThreadStart> *>(p));
   std::shared_ptr<ThreadStart> start = std::move(*holder);
   holder.reset();
   created = {start->rank, start->threads.get(), start->counted};
@@ -134,25 +135,30 @@ void Pe::leave_call() noexcept {
 
 void Pe::block_thread(const char *call) {
   ranks::Threads &t = *threads_;
+  // Counted as waiting (for the deadlock and termination checks) until a wake-up (which zeroes the
+  // count) or until this returns.
   const std::uint64_t epoch = t.wake_epoch_;
-  // The PE's thread may be busy in a rank's code for long: drive the network from here too.
-  if (transport_) {
-    for (int spin = 0; spin < 64; ++spin) {
-      if (transport_->progress()) return;
-      t.let_in();
-      if (t.wake_epoch_ != epoch) return;
-    }
-  }
   ++t.quiet_;
-  t.waiting_.push_back({thread_rank_->world_rank, call});
-  const bool woken = t.wait(transport_ ? std::chrono::microseconds(200) : std::chrono::seconds(1));
+  t.waiting_.push_back(
+      {thread_rank_->world_rank, call, thread_rank_->blocked_source, thread_rank_->blocked_tag});
+  [&] {
+    // The PE's thread may be busy in a rank's code for long: drive the network from here too.
+    if (transport_) {
+      for (int spin = 0; spin < 64; ++spin) {
+        if (transport_->progress()) return;
+        t.let_in();
+        if (t.wake_epoch_ != epoch) return;
+      }
+    }
+    t.wait(transport_ ? std::chrono::microseconds(200) : std::chrono::seconds(1));
+  }();
   for (std::size_t i = 0; i < t.waiting_.size(); ++i) {
     if (t.waiting_[i].world_rank == thread_rank_->world_rank && t.waiting_[i].call == call) {
       t.waiting_.erase(t.waiting_.begin() + static_cast<long>(i));
       break;
     }
   }
-  if (!woken && t.wake_epoch_ == epoch) --t.quiet_; // a wake-up zeroed it otherwise
+  if (t.wake_epoch_ == epoch) --t.quiet_; // a wake-up zeroed it otherwise
 }
 
 void Pe::yield_thread() noexcept {
@@ -194,7 +200,8 @@ bool Pe::idle_threaded(int &idle) {
   const bool threads_quiet = t.quiet_ == t.live_;
   if (transport_) {
     const bool progressed = transport_->progress();
-    if (termination_->idle(live_ranks_ == 0, !progressed && !scheduler_.has_ready() && threads_quiet))
+    if (termination_->idle(live_ranks_ == 0,
+                           !progressed && !scheduler_.has_ready() && threads_quiet))
       return true;
     if (progressed || scheduler_.has_ready()) {
       idle = 0;
@@ -264,8 +271,7 @@ extern "C" int pthread_join(pthread_t thread, void **retval) {
   using Fn = int (*)(pthread_t, void **);
   static const Fn real = ampi::ranks::next_definition<Fn>("pthread_join");
   ampi::Pe *pe = ampi::Pe::get_if();
-  if (pe && pe->threaded() && Threads::depth() == 0 && !ampi::Pe::in_thread() &&
-      pe->current_if())
+  if (pe && pe->threaded() && Threads::depth() == 0 && !ampi::Pe::in_thread() && pe->current_if())
     pe->join_thread(thread);
   return real(thread, retval);
 }

@@ -32,9 +32,9 @@ namespace ampi::ranks {
 struct ThreadStart {
   void *(*fn)(void *) = nullptr;
   void *arg = nullptr;
-  Rank *rank = nullptr;   // the creator's rank
-  bool counted = false;   // counted in Threads::live_
-  bool done = false;      // its start routine has ended (under the mutex)
+  Rank *rank = nullptr; // the creator's rank
+  bool counted = false; // counted in Threads::live_
+  bool done = false;    // its start routine has ended (under the mutex)
   std::shared_ptr<class Threads> threads;
 };
 
@@ -78,14 +78,15 @@ public:
   }
 
   // All under mutex_ (the PE's loop and the threads read them).
-  Pe *pe_;                      // nullptr once the PE is gone
-  int live_ = 0;                // threads created by ranks (while enabled) still running
-  int quiet_ = 0;               // of those, how many wait inside MPI with no wake-up since
+  Pe *pe_;        // nullptr once the PE is gone
+  int live_ = 0;  // threads created by ranks (while enabled) still running
+  int quiet_ = 0; // of those, how many wait inside MPI with no wake-up since
   std::uint64_t wake_epoch_ = 0;
-  std::uint64_t activity_ = 0;  // MPI calls of threads finished, threads ended
+  std::uint64_t activity_ = 0; // MPI calls of threads finished, threads ended
   struct Waiter {
     int world_rank;
     const char *call;
+    int source, tag; // as the rank's blocked_* said when it began to wait
   };
   std::vector<Waiter> waiting_; // threads waiting inside MPI, for the deadlock report
   std::unordered_map<pthread_t, std::shared_ptr<ThreadStart>> joinable_;
@@ -102,7 +103,7 @@ private:
   std::condition_variable cv_;      // created threads waiting inside MPI
   std::condition_variable loop_cv_; // the PE's loop waiting for them
   std::atomic<int> contenders_{0};
-  static thread_local int depth_;
+  static constinit thread_local int depth_;
 };
 
 // The rank that created the calling thread (directly or through other created threads), or

@@ -91,8 +91,7 @@ int main(int argc, char **argv) {
   MPI_Request reqs[kMaxRanks];
   int n = 0;
   for (int d = 0; d < size; ++d)
-    if (d != rank)
-      CHECK_MPI(MPI_Isend(&out, 1, MPI_INT, d, kMainTag, MPI_COMM_WORLD, &reqs[n++]));
+    if (d != rank) CHECK_MPI(MPI_Isend(&out, 1, MPI_INT, d, kMainTag, MPI_COMM_WORLD, &reqs[n++]));
   for (int m = 0; m < size - 1; ++m) {
     int flag = 0, in = -1;
     MPI_Status st;

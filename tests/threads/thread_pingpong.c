@@ -44,8 +44,8 @@ static void pingpong(const struct job *j, int *sbuf, int *rbuf) {
     int got = -1;
     CHECK_MPI(MPI_Get_count(&st, MPI_INT, &got));
     CHECK(got == count && st.MPI_SOURCE == j->partner && st.MPI_TAG == j->tag,
-          "tag %d iteration %d: status count %d source %d tag %d", j->tag, iter, got,
-          st.MPI_SOURCE, st.MPI_TAG);
+          "tag %d iteration %d: status count %d source %d tag %d", j->tag, iter, got, st.MPI_SOURCE,
+          st.MPI_TAG);
     for (int i = 0; i < count; ++i)
       CHECK(rbuf[i] == value(j->partner, j->tag, iter, i),
             "tag %d iteration %d: element %d is %d, expected %d", j->tag, iter, i, rbuf[i],
