@@ -210,11 +210,19 @@ bool Pe::idle_threaded(int &idle) {
   } else if (threads_quiet) {
     report_deadlock(); // every rank and every thread of them waits, and nobody can wake them
   }
-  // Let the threads in; after a short while, sleep until one of them wakes something up.
+  if (transport_ && t.live_ == 0) { // no thread to let in: spin, then sleep on the network
+    if (++idle > 2000) {
+      transport_->wait(50);
+      idle = 0;
+    }
+    return false;
+  }
+  // Let the threads in; after a short while, sleep until one of them wakes something up (and
+  // poll the network again now and then: threads that compute do not).
   if (++idle < 64) {
     t.let_in();
   } else {
-    t.wait_loop(transport_ ? std::chrono::microseconds(500) : std::chrono::milliseconds(100));
+    t.wait_loop(transport_ ? std::chrono::microseconds(100) : std::chrono::milliseconds(100));
     idle = 0;
   }
   return false;
