@@ -13,8 +13,17 @@ std::shared_ptr<const Group> Group::range(int first, int size) {
 }
 
 std::shared_ptr<const Group> Group::list(std::vector<int> world_ranks) {
+  const int n = static_cast<int>(world_ranks.size());
+  bool run = n > 0;
+  for (int i = 1; run && i < n; ++i)
+    run = world_ranks[static_cast<std::size_t>(i)] == world_ranks[0] + i;
+  if (run) return range(world_ranks[0], n);
   auto g = std::make_shared<Group>();
-  g->size_ = static_cast<int>(world_ranks.size());
+  g->size_ = n;
+  g->index_.reserve(world_ranks.size());
+  for (int i = 0; i < n; ++i)
+    g->index_.emplace_back(world_ranks[static_cast<std::size_t>(i)], i);
+  std::sort(g->index_.begin(), g->index_.end());
   g->members_ = std::move(world_ranks);
   return g;
 }
@@ -22,8 +31,8 @@ std::shared_ptr<const Group> Group::list(std::vector<int> world_ranks) {
 int Group::rank_of(int world) const noexcept {
   if (members_.empty())
     return world >= first_ && world < first_ + size_ ? world - first_ : MPI_UNDEFINED;
-  auto it = std::find(members_.begin(), members_.end(), world);
-  return it == members_.end() ? MPI_UNDEFINED : static_cast<int>(it - members_.begin());
+  auto it = std::lower_bound(index_.begin(), index_.end(), std::pair<int, int>{world, 0});
+  return it != index_.end() && it->first == world ? it->second : MPI_UNDEFINED;
 }
 
 Comm &CommTable::add(std::unique_ptr<Comm> c) {

@@ -4,20 +4,25 @@
 // MPI_Group handles.
 #pragma once
 
+#include "comm/objects.hpp"
+
 #include <mpi.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ampi::comm {
 
-// An ordered set of world ranks. The world group is stored as a range, not a list, so that
-// thousands of ranks sharing a process do not each hold a copy of it.
+// An ordered set of world ranks. A run of consecutive world ranks (the world group, most splits
+// and grids) is stored as a range, not a list, so that thousands of ranks sharing a process do not
+// each hold a copy of it; other lists keep a sorted index for rank_of.
 class Group {
 public:
   static std::shared_ptr<const Group> range(int first, int size);
+  // A list that happens to be a run of consecutive world ranks is stored as a range.
   static std::shared_ptr<const Group> list(std::vector<int> world_ranks);
 
   int size() const noexcept { return size_; }
@@ -29,6 +34,7 @@ private:
   int first_ = 0;
   int size_ = 0;
   std::vector<int> members_;
+  std::vector<std::pair<int, int>> index_; // (world rank, group rank), sorted
 };
 
 struct Topology; // src/comm/topology.hpp
@@ -41,6 +47,8 @@ struct Comm {
   std::string name;
   MPI_Comm handle = MPI_COMM_NULL;
   std::shared_ptr<const Topology> topology; // null: no virtual topology
+  AttrStore attrs;                          // user attributes (MPI_Comm_set_attr)
+  Info info; // hints set by MPI_Comm_set_info / MPI_Comm_dup_with_info
 
   int size() const noexcept { return group->size(); }
   int world_rank(int r) const noexcept { return group->world_rank(r); }

@@ -1,21 +1,82 @@
-// src/mpi/comm.cpp — the MPI communicator and group functions: size, rank, dup, split, free,
-// compare, names, groups and the predefined attributes.
+// src/mpi/comm.cpp — the MPI communicator functions (intracommunicators): size, rank, dup (with
+// attribute copying), split, split_type, create, create_group, free (attribute deletion),
+// disconnect, compare, names, info hints; and the helpers that make and free communicators for
+// the other files of the MPI layer (comm_util.hpp).
 #include "coll/coll.hpp"
 #include "comm/context.hpp"
-#include "mpi/common.hpp"
+#include "comm/topology.hpp"
+#include "mpi/comm_util.hpp"
+#include "p2p/p2p.hpp"
+#include "ranks/rank.hpp"
+
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
-#include <unistd.h>
 #include <vector>
 
 using namespace ampi;
 using namespace ampi::mpi;
 
-#define AMPI_COMM_OR_RETURN(self, c, handle, fn)                                                   \
-  int err_ = MPI_SUCCESS;                                                                          \
-  comm::Comm *c = find_comm(self, handle, fn, &err_);                                              \
-  if (!c) return err_;
+namespace ampi::mpi {
+
+comm::Comm &install_comm(Rank &self, const comm::Comm &parent,
+                         std::shared_ptr<const comm::Group> group, int rank,
+                         std::uint32_t context) {
+  auto d = std::make_unique<comm::Comm>();
+  d->context = context;
+  d->rank = rank;
+  d->group = std::move(group);
+  d->errhandler = parent.errhandler;
+  errhandler_retain(self, d->errhandler);
+  return self.comms.add(std::move(d));
+}
+
+comm::Comm *split_comm(Rank &self, const comm::Comm &c, int color, int key) {
+  // One allgather carries every member's color, key and next free context id.
+  struct Entry {
+    int color, key;
+    std::uint32_t next_context;
+  };
+  const Entry mine{color, key, self.next_context};
+  std::vector<Entry> all(static_cast<std::size_t>(c.size()));
+  coll::allgather(c, &mine, all.data(), sizeof(Entry));
+  std::uint32_t context = 0;
+  for (const Entry &e : all)
+    context = std::max(context, e.next_context);
+  self.next_context = context + 2;
+  if (color == MPI_UNDEFINED) return nullptr;
+  std::vector<int> members; // parent ranks with my color, ordered by (key, parent rank)
+  for (int r = 0; r < c.size(); ++r)
+    if (all[static_cast<std::size_t>(r)].color == color) members.push_back(r);
+  std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
+    return all[static_cast<std::size_t>(a)].key < all[static_cast<std::size_t>(b)].key;
+  });
+  std::vector<int> world(members.size());
+  int rank = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    world[i] = c.world_rank(members[i]);
+    if (members[i] == c.rank) rank = static_cast<int>(i);
+  }
+  return &install_comm(self, c, comm::Group::list(std::move(world)), rank, context);
+}
+
+int free_comm(Rank &self, comm::Comm &c, const char *fn) {
+  const MPI_Comm h = c.handle;
+  if (int e = comm::delete_all_attrs(self.comm_objects.keyvals, c.attrs, h); e != MPI_SUCCESS)
+    return raise(h, e, fn, "an attribute delete callback returned %d", e);
+  errhandler_release(self, c.errhandler);
+  self.comms.remove(h);
+  return MPI_SUCCESS;
+}
+
+void finalize_comm_attrs(Rank &self) {
+  if (comm::Comm *c = self.comms.find(MPI_COMM_SELF))
+    (void)comm::delete_all_attrs(self.comm_objects.keyvals, c->attrs, MPI_COMM_SELF);
+}
+
+} // namespace ampi::mpi
 
 extern "C" int PMPI_Comm_size(MPI_Comm comm, int *size) {
   static constexpr const char *fn = "MPI_Comm_size";
@@ -37,21 +98,48 @@ extern "C" int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
 }
 AMPI_PMPI_ALIAS(MPI_Comm_rank)
 
+namespace {
+
+// MPI_Comm_dup and MPI_Comm_dup_with_info: same group, new context, the topology, the attributes
+// through their copy callbacks, and the hints (`info`, or the parent's).
+int dup_comm(Rank &self, comm::Comm &c, const comm::Info *info, MPI_Comm *newcomm, const char *fn) {
+  const std::uint32_t context = comm::agree_context(self, c);
+  comm::Comm &d = install_comm(self, c, c.group, c.rank, context);
+  d.topology = c.topology;
+  d.info = info ? *info : c.info;
+  if (int e = comm::copy_attrs(self.comm_objects.keyvals, c.attrs, c.handle, d.attrs, d.handle);
+      e != MPI_SUCCESS) {
+    errhandler_release(self, d.errhandler);
+    self.comms.remove(d.handle);
+    *newcomm = MPI_COMM_NULL;
+    return raise(c.handle, e, fn, "an attribute copy callback returned %d", e);
+  }
+  *newcomm = d.handle;
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_dup";
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
-  auto d = std::make_unique<comm::Comm>();
-  d->context = comm::agree_context(*self, *c);
-  d->rank = c->rank;
-  d->group = c->group;
-  d->errhandler = c->errhandler;
-  errhandler_retain(*self, d->errhandler);
-  *newcomm = self->comms.add(std::move(d)).handle;
-  return MPI_SUCCESS;
+  return dup_comm(*self, *c, nullptr, newcomm, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Comm_dup)
+
+extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  static constexpr const char *fn = "MPI_Comm_dup_with_info";
+  auto self = enter(fn);
+  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
+  if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
+  const comm::Info *i = find_hints(*self, info, fn, &err_);
+  if (!i) return err_;
+  const comm::Info copy = *i; // `i` may move when the handle table grows
+  return dup_comm(*self, *c, &copy, newcomm, fn);
+}
+AMPI_PMPI_ALIAS(MPI_Comm_dup_with_info)
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_split";
@@ -60,42 +148,118 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newc
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   if (color < 0 && color != MPI_UNDEFINED)
     return raise(comm, MPI_ERR_ARG, fn, "color=%d must be non-negative or MPI_UNDEFINED", color);
-  // One allgather carries every member's color, key and next free context id.
-  struct Entry {
-    int color, key;
-    std::uint32_t next_context;
-  };
-  const Entry mine{color, key, self->next_context};
-  std::vector<Entry> all(static_cast<std::size_t>(c->size()));
-  coll::allgather(*c, &mine, all.data(), sizeof(Entry));
-  std::uint32_t context = 0;
-  for (const Entry &e : all)
-    context = std::max(context, e.next_context);
-  self->next_context = context + 2;
-  if (color == MPI_UNDEFINED) {
-    *newcomm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-  }
-  std::vector<int> members; // parent ranks with my color, ordered by (key, parent rank)
-  for (int r = 0; r < c->size(); ++r)
-    if (all[static_cast<std::size_t>(r)].color == color) members.push_back(r);
-  std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
-    return all[static_cast<std::size_t>(a)].key < all[static_cast<std::size_t>(b)].key;
-  });
-  auto d = std::make_unique<comm::Comm>();
-  d->context = context;
-  std::vector<int> world(members.size());
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    world[i] = c->world_rank(members[i]);
-    if (members[i] == c->rank) d->rank = static_cast<int>(i);
-  }
-  d->group = comm::Group::list(std::move(world));
-  d->errhandler = c->errhandler;
-  errhandler_retain(*self, d->errhandler);
-  *newcomm = self->comms.add(std::move(d)).handle;
+  comm::Comm *d = split_comm(*self, *c, color, key);
+  *newcomm = d ? d->handle : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_split)
+
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                    MPI_Comm *newcomm) {
+  static constexpr const char *fn = "MPI_Comm_split_type";
+  auto self = enter(fn);
+  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
+  if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+    return raise(comm, MPI_ERR_ARG, fn,
+                 "split_type=%d is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED", split_type);
+  if (!find_hints(*self, info, fn, &err_)) return err_;
+  // Ranks share memory when their processes run on one host: colour = the lowest rank of the
+  // communicator on the same host. Hosts are compared by a 64-bit hash (FNV-1a) of their names,
+  // so that the allgather moves 8 bytes per rank.
+  std::array<char, MPI_MAX_PROCESSOR_NAME> host{};
+  if (::gethostname(host.data(), host.size() - 1) != 0) std::strcpy(host.data(), "localhost");
+  std::uint64_t mine = 14695981039346656037ull;
+  for (const char *p = host.data(); *p; ++p)
+    mine = (mine ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+  std::vector<std::uint64_t> hosts(static_cast<std::size_t>(c->size()));
+  coll::allgather(*c, &mine, hosts.data(), sizeof mine);
+  int color = MPI_UNDEFINED;
+  if (split_type == MPI_COMM_TYPE_SHARED)
+    color = static_cast<int>(std::find(hosts.begin(), hosts.end(), mine) - hosts.begin());
+  comm::Comm *d = split_comm(*self, *c, color, key);
+  *newcomm = d ? d->handle : MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_split_type)
+
+extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  static constexpr const char *fn = "MPI_Comm_create";
+  auto self = enter(fn);
+  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
+  if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
+  const comm::Group *g = self->groups.find(group);
+  if (!g)
+    return raise(comm, MPI_ERR_GROUP, fn, "%s",
+                 group == MPI_GROUP_NULL ? "group=MPI_GROUP_NULL" : "group is not a valid group");
+  for (int r = 0; r < g->size(); ++r)
+    if (c->group->rank_of(g->world_rank(r)) == MPI_UNDEFINED)
+      return raise(comm, MPI_ERR_GROUP, fn,
+                   "group rank %d (world rank %d) is not a member of the communicator", r,
+                   g->world_rank(r));
+  const std::uint32_t context = comm::agree_context(*self, *c);
+  const int rank = g->rank_of(self->world_rank);
+  if (rank == MPI_UNDEFINED) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  std::vector<int> world(static_cast<std::size_t>(g->size()));
+  for (int r = 0; r < g->size(); ++r)
+    world[static_cast<std::size_t>(r)] = g->world_rank(r);
+  *newcomm = install_comm(*self, *c, comm::Group::list(std::move(world)), rank, context).handle;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_create)
+
+extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+  static constexpr const char *fn = "MPI_Comm_create_group";
+  auto self = enter(fn);
+  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
+  if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
+  const comm::Group *g = self->groups.find(group);
+  if (!g)
+    return raise(comm, MPI_ERR_GROUP, fn, "%s",
+                 group == MPI_GROUP_NULL ? "group=MPI_GROUP_NULL" : "group is not a valid group");
+  if (tag < 0 || tag > kTagUb)
+    return raise(comm, MPI_ERR_TAG, fn, "tag=%d is not in 0..MPI_TAG_UB", tag);
+  std::vector<int> parent_rank(static_cast<std::size_t>(g->size()));
+  for (int r = 0; r < g->size(); ++r) {
+    parent_rank[static_cast<std::size_t>(r)] = c->group->rank_of(g->world_rank(r));
+    if (parent_rank[static_cast<std::size_t>(r)] == MPI_UNDEFINED)
+      return raise(comm, MPI_ERR_GROUP, fn,
+                   "group rank %d (world rank %d) is not a member of the communicator", r,
+                   g->world_rank(r));
+  }
+  const int rank = g->rank_of(self->world_rank);
+  if (rank == MPI_UNDEFINED) { // only the group's members take part
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  // Only the members take part, so the parent's collectives cannot be used: agree on the context
+  // over a side channel of the parent (its context with the top bit set), separated by `tag`, by
+  // a gather to group rank 0 and a send back.
+  const std::uint32_t channel = c->context | 0x80000000u;
+  std::uint32_t context = self->next_context;
+  if (rank == 0) {
+    for (int r = 1; r < g->size(); ++r) {
+      std::uint32_t v = 0;
+      p2p::recv(channel, parent_rank[static_cast<std::size_t>(r)], tag, &v, sizeof v);
+      context = std::max(context, v);
+    }
+    for (int r = 1; r < g->size(); ++r)
+      p2p::send({channel, c->rank, tag, g->world_rank(r)}, &context, sizeof context);
+  } else {
+    p2p::send({channel, c->rank, tag, g->world_rank(0)}, &context, sizeof context);
+    p2p::recv(channel, parent_rank[0], tag, &context, sizeof context);
+  }
+  self->next_context = context + 2;
+  std::vector<int> world(static_cast<std::size_t>(g->size()));
+  for (int r = 0; r < g->size(); ++r)
+    world[static_cast<std::size_t>(r)] = g->world_rank(r);
+  *newcomm = install_comm(*self, *c, comm::Group::list(std::move(world)), rank, context).handle;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_create_group)
 
 extern "C" int PMPI_Comm_free(MPI_Comm *comm) {
   static constexpr const char *fn = "MPI_Comm_free";
@@ -104,12 +268,35 @@ extern "C" int PMPI_Comm_free(MPI_Comm *comm) {
   AMPI_COMM_OR_RETURN(*self, c, *comm, fn)
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return raise(*comm, MPI_ERR_COMM, fn, "%s cannot be freed", comm_label(*c));
-  errhandler_release(*self, c->errhandler);
-  self->comms.remove(*comm);
+  if (int e = free_comm(*self, *c, fn); e != MPI_SUCCESS) return e;
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_free)
+
+extern "C" int PMPI_Comm_disconnect(MPI_Comm *comm) {
+  static constexpr const char *fn = "MPI_Comm_disconnect";
+  auto self = enter(fn);
+  if (!comm) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm=NULL");
+  AMPI_COMM_OR_RETURN(*self, c, *comm, fn)
+  if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+    return raise(*comm, MPI_ERR_COMM, fn, "%s cannot be disconnected", comm_label(*c));
+  // Collective: no member leaves while another may still send to it on this communicator.
+  coll::barrier(*c);
+  if (int e = free_comm(*self, *c, fn); e != MPI_SUCCESS) return e;
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_disconnect)
+
+extern "C" int PMPI_Comm_get_parent(MPI_Comm *parent) {
+  static constexpr const char *fn = "MPI_Comm_get_parent";
+  enter(fn);
+  if (!parent) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "parent=NULL");
+  *parent = MPI_COMM_NULL; // ampi does not spawn: no rank has a parent
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_get_parent)
 
 extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   static constexpr const char *fn = "MPI_Comm_compare";
@@ -176,163 +363,58 @@ extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen
 }
 AMPI_PMPI_ALIAS(MPI_Comm_get_name)
 
-// ---- groups -------------------------------------------------------------------------------
+extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  static constexpr const char *fn = "MPI_Comm_set_info";
+  auto self = enter(fn);
+  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
+  const comm::Info *i = find_hints(*self, info, fn, &err_);
+  if (!i) return err_;
+  for (const auto &[k, v] : i->entries)
+    c->info.set(k, v);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_set_info)
+
+extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
+  static constexpr const char *fn = "MPI_Comm_get_info";
+  auto self = enter(fn);
+  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
+  if (!info_used) return raise(comm, MPI_ERR_ARG, fn, "info_used=NULL");
+  *info_used = self->comm_objects.infos.add(c->info);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Comm_get_info)
+
+// ---- intercommunicator queries ------------------------------------------------------------
+// ampi makes no intercommunicators (MPI_Intercomm_create is unsupported), so every valid handle
+// is an intracommunicator, which these functions must reject.
 
 namespace {
-const comm::Group *find_group(Rank &self, MPI_Group h, const char *fn, int *err) {
-  const comm::Group *g = self.groups.find(h);
-  if (!g)
-    *err = raise(MPI_COMM_WORLD, MPI_ERR_GROUP, fn, "%s",
-                 h == MPI_GROUP_NULL ? "group=MPI_GROUP_NULL" : "group is not a valid group");
-  return g;
+int not_inter(Rank &self, MPI_Comm comm, const char *fn) {
+  AMPI_COMM_OR_RETURN(self, c, comm, fn)
+  return raise(comm, MPI_ERR_COMM, fn, "%s is an intracommunicator, not an intercommunicator",
+               comm_label(*c));
 }
 } // namespace
 
-#define AMPI_GROUP_OR_RETURN(self, g, group, fn)                                                   \
-  int gerr_ = MPI_SUCCESS;                                                                         \
-  const comm::Group *g = find_group(self, group, fn, &gerr_);                                      \
-  if (!g) return gerr_;
-
-extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
-  static constexpr const char *fn = "MPI_Comm_group";
-  auto self = enter(fn);
-  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!group) return raise(comm, MPI_ERR_ARG, fn, "group=NULL");
-  *group = self->groups.add(c->group);
-  return MPI_SUCCESS;
+extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
+  static constexpr const char *fn = "MPI_Comm_remote_size";
+  (void)size;
+  return not_inter(*enter(fn), comm, fn);
 }
-AMPI_PMPI_ALIAS(MPI_Comm_group)
+AMPI_PMPI_ALIAS(MPI_Comm_remote_size)
 
-extern "C" int PMPI_Group_size(MPI_Group group, int *size) {
-  static constexpr const char *fn = "MPI_Group_size";
-  auto self = enter(fn);
-  AMPI_GROUP_OR_RETURN(*self, g, group, fn)
-  if (!size) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size=NULL");
-  *size = g->size();
-  return MPI_SUCCESS;
+extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
+  static constexpr const char *fn = "MPI_Comm_remote_group";
+  (void)group;
+  return not_inter(*enter(fn), comm, fn);
 }
-AMPI_PMPI_ALIAS(MPI_Group_size)
+AMPI_PMPI_ALIAS(MPI_Comm_remote_group)
 
-extern "C" int PMPI_Group_rank(MPI_Group group, int *rank) {
-  static constexpr const char *fn = "MPI_Group_rank";
-  auto self = enter(fn);
-  AMPI_GROUP_OR_RETURN(*self, g, group, fn)
-  if (!rank) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "rank=NULL");
-  *rank = g->rank_of(self->world_rank);
-  return MPI_SUCCESS;
+extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
+  static constexpr const char *fn = "MPI_Intercomm_merge";
+  (void)high;
+  (void)newintracomm;
+  return not_inter(*enter(fn), intercomm, fn);
 }
-AMPI_PMPI_ALIAS(MPI_Group_rank)
-
-extern "C" int PMPI_Group_free(MPI_Group *group) {
-  static constexpr const char *fn = "MPI_Group_free";
-  auto self = enter(fn);
-  if (!group) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "group=NULL");
-  AMPI_GROUP_OR_RETURN(*self, g, *group, fn)
-  (void)g;
-  self->groups.remove(*group); // MPI_GROUP_EMPTY stays
-  *group = MPI_GROUP_NULL;
-  return MPI_SUCCESS;
-}
-AMPI_PMPI_ALIAS(MPI_Group_free)
-
-extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
-                                          MPI_Group group2, int ranks2[]) {
-  static constexpr const char *fn = "MPI_Group_translate_ranks";
-  auto self = enter(fn);
-  AMPI_GROUP_OR_RETURN(*self, g1, group1, fn)
-  const comm::Group *g2 = find_group(*self, group2, fn, &gerr_);
-  if (!g2) return gerr_;
-  if (n < 0 || (n > 0 && (!ranks1 || !ranks2)))
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d or a ranks array is NULL", n);
-  for (int i = 0; i < n; ++i) // all checked before any is written
-    if (ranks1[i] != MPI_PROC_NULL && (ranks1[i] < 0 || ranks1[i] >= g1->size()))
-      return raise(MPI_COMM_WORLD, MPI_ERR_RANK, fn, "ranks1[%d]=%d is not in group1 (size %d)", i,
-                   ranks1[i], g1->size());
-  for (int i = 0; i < n; ++i)
-    ranks2[i] = ranks1[i] == MPI_PROC_NULL ? MPI_PROC_NULL : g2->rank_of(g1->world_rank(ranks1[i]));
-  return MPI_SUCCESS;
-}
-AMPI_PMPI_ALIAS(MPI_Group_translate_ranks)
-
-extern "C" int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {
-  static constexpr const char *fn = "MPI_Group_incl";
-  auto self = enter(fn);
-  AMPI_GROUP_OR_RETURN(*self, g, group, fn)
-  if (n < 0 || n > g->size() || (n > 0 && !ranks) || !newgroup)
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d (group size %d), ranks or newgroup NULL", n,
-                 g->size());
-  std::vector<int> world(static_cast<std::size_t>(n));
-  std::vector<bool> seen(static_cast<std::size_t>(g->size()));
-  for (int i = 0; i < n; ++i) {
-    if (ranks[i] < 0 || ranks[i] >= g->size() || seen[static_cast<std::size_t>(ranks[i])])
-      return raise(MPI_COMM_WORLD, MPI_ERR_RANK, fn,
-                   "ranks[%d]=%d is out of range or repeated (group size %d)", i, ranks[i],
-                   g->size());
-    seen[static_cast<std::size_t>(ranks[i])] = true;
-    world[static_cast<std::size_t>(i)] = g->world_rank(ranks[i]);
-  }
-  *newgroup = n == 0 ? MPI_GROUP_EMPTY : self->groups.add(comm::Group::list(std::move(world)));
-  return MPI_SUCCESS;
-}
-AMPI_PMPI_ALIAS(MPI_Group_incl)
-
-// ---- predefined attributes ----------------------------------------------------------------
-
-namespace {
-// Values that MPI_Comm_get_attr hands out by address: they must outlive the call.
-struct PredefinedAttrs {
-  int tag_ub = kTagUb;
-  int host = MPI_PROC_NULL;
-  int io = MPI_ANY_SOURCE;
-  int wtime_is_global = 1; // one clock for all ranks of one machine
-  int lastusedcode = MPI_ERR_LASTCODE;
-  int appnum = 0;
-};
-} // namespace
-
-extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) {
-  static constexpr const char *fn = "MPI_Comm_get_attr";
-  auto self = enter(fn);
-  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  (void)c;
-  if (!attribute_val || !flag) return raise(comm, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
-  static const PredefinedAttrs attrs;
-  const int *value = nullptr;
-  switch (comm_keyval) {
-  case MPI_TAG_UB:
-    value = &attrs.tag_ub;
-    break;
-  case MPI_HOST:
-    value = &attrs.host;
-    break;
-  case MPI_IO:
-    value = &attrs.io;
-    break;
-  case MPI_WTIME_IS_GLOBAL:
-    value = &attrs.wtime_is_global;
-    break;
-  case MPI_UNIVERSE_SIZE:
-    value = &self->pe.config().placement.world_size;
-    break;
-  case MPI_LASTUSEDCODE:
-    value = &attrs.lastusedcode;
-    break;
-  case MPI_APPNUM:
-    value = &attrs.appnum;
-    break;
-  default:
-    return raise(comm, MPI_ERR_KEYVAL, fn,
-                 "comm_keyval=%d is not a predefined attribute (user attributes are not "
-                 "supported yet)",
-                 comm_keyval);
-  }
-  *static_cast<const int **>(attribute_val) = value;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-AMPI_PMPI_ALIAS(MPI_Comm_get_attr)
-
-extern "C" int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
-  return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
-}
-AMPI_PMPI_ALIAS(MPI_Attr_get)
+AMPI_PMPI_ALIAS(MPI_Intercomm_merge)

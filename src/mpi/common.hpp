@@ -21,7 +21,7 @@ inline constexpr int kTagUb = (1 << 30) - 1;
 // What enter() returns: the calling rank (a pointer to it, never null), for the length of one MPI
 // call. While its PE is threaded (MPI_THREAD_SERIALIZED/MULTIPLE, src/ranks/threads.hpp) it also
 // holds the PE's mutex and releases it at the end of the call, so keep it for the whole call:
-// `auto self = enter(fn);` (`Rank *self = enter(fn);` does not compile: it would drop the mutex at
+// `auto self = enter(fn);` (`auto self = enter(fn);` does not compile: it would drop the mutex at
 // once).
 class Entered {
 public:

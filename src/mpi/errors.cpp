@@ -1,7 +1,8 @@
-// src/mpi/errors.cpp — error classes and strings, error handlers (MPI_ERRORS_ARE_FATAL,
-// MPI_ERRORS_RETURN, user handlers) and the functions that raise errors for the rest of the MPI
-// layer.
+// src/mpi/errors.cpp — error classes and strings (predefined, and those a program adds with
+// MPI_Add_error_class/code/string), error handlers (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, user
+// handlers) and the functions that raise errors for the rest of the MPI layer.
 #include "mpi/common.hpp"
+#include "ranks/rank.hpp"
 
 #include <cstdarg>
 #include <cstdio>
@@ -85,8 +86,24 @@ const ClassInfo *find_class(int code) {
 
 constexpr int kErrhandlerKind = 0x54000000;
 
+// The calling rank's record of a code the program added, or nullptr.
+const comm::UserErrors::Entry *user_error(int code) {
+  Pe *pe = Pe::get_if();
+  Rank *self = pe ? pe->current_if() : nullptr;
+  return self ? self->comm_objects.errors.find(code) : nullptr;
+}
+
 [[noreturn]] void fatal(Rank *self, int code, const char *fn, const char *detail) {
   const ClassInfo *ci = find_class(code);
+  if (!ci)
+    if (const comm::UserErrors::Entry *u = user_error(code)) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "ampi: rank %d: %s: %s: %s (user error code %d, class %d)\n",
+                   self ? self->world_rank : -1, fn, u->text.empty() ? "error" : u->text.c_str(),
+                   detail, code, u->error_class);
+      std::fprintf(stderr, "ampi: MPI_ERRORS_ARE_FATAL: ending the job\n");
+      Pe::abort_job(1);
+    }
   std::fflush(stdout);
   if (self)
     std::fprintf(stderr, "ampi: rank %d: %s: %s: %s (%s)\n", self->world_rank, fn,
@@ -212,26 +229,78 @@ using namespace ampi::mpi;
 
 extern "C" int PMPI_Error_class(int errorcode, int *errorclass) {
   if (!errorclass) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "errorclass=NULL");
-  if (!find_class(errorcode))
-    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class",
-                 "errorcode=%d is not an error code", errorcode);
-  *errorclass = errorcode;
-  return MPI_SUCCESS;
+  if (find_class(errorcode)) {
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+  }
+  if (const comm::UserErrors::Entry *u = user_error(errorcode)) {
+    *errorclass = u->error_class;
+    return MPI_SUCCESS;
+  }
+  return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "errorcode=%d is not an error code",
+               errorcode);
 }
 AMPI_PMPI_ALIAS(MPI_Error_class)
 
 extern "C" int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
   if (!string || !resultlen)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_string", "string or resultlen is NULL");
-  const ClassInfo *ci = find_class(errorcode);
-  if (!ci)
+  int n = 0;
+  if (const ClassInfo *ci = find_class(errorcode)) {
+    n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", ci->name, ci->text);
+  } else if (const comm::UserErrors::Entry *u = user_error(errorcode)) {
+    n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->text.c_str());
+  } else {
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_string",
                  "errorcode=%d is not an error code", errorcode);
-  int n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", ci->name, ci->text);
+  }
   *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Error_string)
+
+extern "C" int PMPI_Add_error_class(int *errorclass) {
+  static constexpr const char *fn = "MPI_Add_error_class";
+  auto self = enter(fn);
+  if (!errorclass) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorclass=NULL");
+  *errorclass = self->comm_objects.errors.add(-1);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Add_error_class)
+
+extern "C" int PMPI_Add_error_code(int errorclass, int *errorcode) {
+  static constexpr const char *fn = "MPI_Add_error_code";
+  auto self = enter(fn);
+  if (!errorcode) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorcode=NULL");
+  const comm::UserErrors::Entry *u = self->comm_objects.errors.find(errorclass);
+  const bool is_class =
+      (find_class(errorclass) && errorclass != MPI_SUCCESS) || (u && u->error_class == errorclass);
+  if (!is_class)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorclass=%d is not an error class",
+                 errorclass);
+  *errorcode = self->comm_objects.errors.add(errorclass);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Add_error_code)
+
+extern "C" int PMPI_Add_error_string(int errorcode, const char *string) {
+  static constexpr const char *fn = "MPI_Add_error_string";
+  auto self = enter(fn);
+  if (!string) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "string=NULL");
+  if (strnlen(string, MPI_MAX_ERROR_STRING) >= MPI_MAX_ERROR_STRING)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                 "string is longer than MPI_MAX_ERROR_STRING-1=%d characters",
+                 MPI_MAX_ERROR_STRING - 1);
+  auto &errors = self->comm_objects.errors;
+  if (!errors.find(errorcode))
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                 "errorcode=%d was not added by MPI_Add_error_class/code (predefined codes keep "
+                 "their strings)",
+                 errorcode);
+  errors.entries[static_cast<std::size_t>(errorcode - comm::UserErrors::kFirst)].text = string;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Add_error_string)
 
 extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   static constexpr const char *fn = "MPI_Comm_set_errhandler";

@@ -2,6 +2,7 @@
 // level (and whether the caller is the rank's main thread), versions, processor name, memory
 // allocation.
 #include "coll/coll.hpp"
+#include "mpi/comm_util.hpp"
 #include "mpi/common.hpp"
 #include "p2p/p2p.hpp"
 
@@ -85,6 +86,7 @@ extern "C" int PMPI_Finalize(void) {
   if (Pe::in_thread())
     return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,
                  "called from a thread the rank created; the rank's main thread must call it");
+  finalize_comm_attrs(*self); // MPI_COMM_SELF's attribute delete callbacks run first
   p2p::drain_bsend(fn);
   // Finalize is collective: no rank leaves while another may still talk to it.
   coll::barrier(*self->comms.find(MPI_COMM_WORLD));

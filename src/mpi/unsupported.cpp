@@ -4,7 +4,7 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 301 stubs.
+// 243 stubs.
 
 #include "mpi/errors.hpp"
 
@@ -384,116 +384,15 @@ extern "C" int PMPI_Iexscan(const void *, void *, int, MPI_Datatype, MPI_Op, MPI
 }
 AMPI_PMPI_ALIAS(MPI_Iexscan)
 
-extern "C" int PMPI_Group_compare(MPI_Group, MPI_Group, int *) {
-  return ampi::mpi::unsupported("MPI_Group_compare");
-}
-AMPI_PMPI_ALIAS(MPI_Group_compare)
-
-extern "C" int PMPI_Group_union(MPI_Group, MPI_Group, MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Group_union");
-}
-AMPI_PMPI_ALIAS(MPI_Group_union)
-
-extern "C" int PMPI_Group_intersection(MPI_Group, MPI_Group, MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Group_intersection");
-}
-AMPI_PMPI_ALIAS(MPI_Group_intersection)
-
-extern "C" int PMPI_Group_difference(MPI_Group, MPI_Group, MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Group_difference");
-}
-AMPI_PMPI_ALIAS(MPI_Group_difference)
-
-extern "C" int PMPI_Group_excl(MPI_Group, int, const int[], MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Group_excl");
-}
-AMPI_PMPI_ALIAS(MPI_Group_excl)
-
-extern "C" int PMPI_Group_range_incl(MPI_Group, int, int[][3], MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Group_range_incl");
-}
-AMPI_PMPI_ALIAS(MPI_Group_range_incl)
-
-extern "C" int PMPI_Group_range_excl(MPI_Group, int, int[][3], MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Group_range_excl");
-}
-AMPI_PMPI_ALIAS(MPI_Group_range_excl)
-
-extern "C" int PMPI_Comm_dup_with_info(MPI_Comm, MPI_Info, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Comm_dup_with_info");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_dup_with_info)
-
 extern "C" int PMPI_Comm_idup(MPI_Comm, MPI_Comm *, MPI_Request *) {
   return ampi::mpi::unsupported("MPI_Comm_idup");
 }
 AMPI_PMPI_ALIAS(MPI_Comm_idup)
 
-extern "C" int PMPI_Comm_create(MPI_Comm, MPI_Group, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Comm_create");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_create)
-
-extern "C" int PMPI_Comm_create_group(MPI_Comm, MPI_Group, int, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Comm_create_group");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_create_group)
-
-extern "C" int PMPI_Comm_split_type(MPI_Comm, int, int, MPI_Info, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Comm_split_type");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_split_type)
-
-extern "C" int PMPI_Comm_set_info(MPI_Comm, MPI_Info) {
-  return ampi::mpi::unsupported("MPI_Comm_set_info");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_set_info)
-
-extern "C" int PMPI_Comm_get_info(MPI_Comm, MPI_Info *) {
-  return ampi::mpi::unsupported("MPI_Comm_get_info");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_get_info)
-
-extern "C" int PMPI_Comm_remote_size(MPI_Comm, int *) {
-  return ampi::mpi::unsupported("MPI_Comm_remote_size");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_remote_size)
-
-extern "C" int PMPI_Comm_remote_group(MPI_Comm, MPI_Group *) {
-  return ampi::mpi::unsupported("MPI_Comm_remote_group");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_remote_group)
-
 extern "C" int PMPI_Intercomm_create(MPI_Comm, int, MPI_Comm, int, int, MPI_Comm *) {
   return ampi::mpi::unsupported("MPI_Intercomm_create");
 }
 AMPI_PMPI_ALIAS(MPI_Intercomm_create)
-
-extern "C" int PMPI_Intercomm_merge(MPI_Comm, int, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Intercomm_merge");
-}
-AMPI_PMPI_ALIAS(MPI_Intercomm_merge)
-
-extern "C" int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *,
-                                       MPI_Comm_delete_attr_function *, int *, void *) {
-  return ampi::mpi::unsupported("MPI_Comm_create_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_create_keyval)
-
-extern "C" int PMPI_Comm_free_keyval(int *) {
-  return ampi::mpi::unsupported("MPI_Comm_free_keyval");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_free_keyval)
-
-extern "C" int PMPI_Comm_set_attr(MPI_Comm, int, void *) {
-  return ampi::mpi::unsupported("MPI_Comm_set_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_set_attr)
-
-extern "C" int PMPI_Comm_delete_attr(MPI_Comm, int) {
-  return ampi::mpi::unsupported("MPI_Comm_delete_attr");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_delete_attr)
 
 extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *, MPI_Win_delete_attr_function *,
                                       int *, void *) {
@@ -561,129 +460,6 @@ extern "C" int PMPI_Win_get_name(MPI_Win, char *, int *) {
   return ampi::mpi::unsupported("MPI_Win_get_name");
 }
 AMPI_PMPI_ALIAS(MPI_Win_get_name)
-
-extern "C" int PMPI_Keyval_create(MPI_Copy_function *, MPI_Delete_function *, int *, void *) {
-  return ampi::mpi::unsupported("MPI_Keyval_create");
-}
-AMPI_PMPI_ALIAS(MPI_Keyval_create)
-
-extern "C" int PMPI_Keyval_free(int *) {
-  return ampi::mpi::unsupported("MPI_Keyval_free");
-}
-AMPI_PMPI_ALIAS(MPI_Keyval_free)
-
-extern "C" int PMPI_Attr_put(MPI_Comm, int, void *) {
-  return ampi::mpi::unsupported("MPI_Attr_put");
-}
-AMPI_PMPI_ALIAS(MPI_Attr_put)
-
-extern "C" int PMPI_Attr_delete(MPI_Comm, int) {
-  return ampi::mpi::unsupported("MPI_Attr_delete");
-}
-AMPI_PMPI_ALIAS(MPI_Attr_delete)
-
-extern "C" int PMPI_Cart_create(MPI_Comm, int, const int[], const int[], int, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Cart_create");
-}
-AMPI_PMPI_ALIAS(MPI_Cart_create)
-
-extern "C" int PMPI_Dims_create(int, int, int[]) {
-  return ampi::mpi::unsupported("MPI_Dims_create");
-}
-AMPI_PMPI_ALIAS(MPI_Dims_create)
-
-extern "C" int PMPI_Cartdim_get(MPI_Comm, int *) {
-  return ampi::mpi::unsupported("MPI_Cartdim_get");
-}
-AMPI_PMPI_ALIAS(MPI_Cartdim_get)
-
-extern "C" int PMPI_Cart_get(MPI_Comm, int, int[], int[], int[]) {
-  return ampi::mpi::unsupported("MPI_Cart_get");
-}
-AMPI_PMPI_ALIAS(MPI_Cart_get)
-
-extern "C" int PMPI_Cart_rank(MPI_Comm, const int[], int *) {
-  return ampi::mpi::unsupported("MPI_Cart_rank");
-}
-AMPI_PMPI_ALIAS(MPI_Cart_rank)
-
-extern "C" int PMPI_Cart_coords(MPI_Comm, int, int, int[]) {
-  return ampi::mpi::unsupported("MPI_Cart_coords");
-}
-AMPI_PMPI_ALIAS(MPI_Cart_coords)
-
-extern "C" int PMPI_Cart_shift(MPI_Comm, int, int, int *, int *) {
-  return ampi::mpi::unsupported("MPI_Cart_shift");
-}
-AMPI_PMPI_ALIAS(MPI_Cart_shift)
-
-extern "C" int PMPI_Cart_sub(MPI_Comm, const int[], MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Cart_sub");
-}
-AMPI_PMPI_ALIAS(MPI_Cart_sub)
-
-extern "C" int PMPI_Cart_map(MPI_Comm, int, const int[], const int[], int *) {
-  return ampi::mpi::unsupported("MPI_Cart_map");
-}
-AMPI_PMPI_ALIAS(MPI_Cart_map)
-
-extern "C" int PMPI_Graph_create(MPI_Comm, int, const int[], const int[], int, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Graph_create");
-}
-AMPI_PMPI_ALIAS(MPI_Graph_create)
-
-extern "C" int PMPI_Graphdims_get(MPI_Comm, int *, int *) {
-  return ampi::mpi::unsupported("MPI_Graphdims_get");
-}
-AMPI_PMPI_ALIAS(MPI_Graphdims_get)
-
-extern "C" int PMPI_Graph_get(MPI_Comm, int, int, int[], int[]) {
-  return ampi::mpi::unsupported("MPI_Graph_get");
-}
-AMPI_PMPI_ALIAS(MPI_Graph_get)
-
-extern "C" int PMPI_Graph_neighbors_count(MPI_Comm, int, int *) {
-  return ampi::mpi::unsupported("MPI_Graph_neighbors_count");
-}
-AMPI_PMPI_ALIAS(MPI_Graph_neighbors_count)
-
-extern "C" int PMPI_Graph_neighbors(MPI_Comm, int, int, int[]) {
-  return ampi::mpi::unsupported("MPI_Graph_neighbors");
-}
-AMPI_PMPI_ALIAS(MPI_Graph_neighbors)
-
-extern "C" int PMPI_Graph_map(MPI_Comm, int, const int[], const int[], int *) {
-  return ampi::mpi::unsupported("MPI_Graph_map");
-}
-AMPI_PMPI_ALIAS(MPI_Graph_map)
-
-extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm, int, const int[], const int[], int,
-                                               const int[], const int[], MPI_Info, int,
-                                               MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Dist_graph_create_adjacent");
-}
-AMPI_PMPI_ALIAS(MPI_Dist_graph_create_adjacent)
-
-extern "C" int PMPI_Dist_graph_create(MPI_Comm, int, const int[], const int[], const int[],
-                                      const int[], MPI_Info, int, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Dist_graph_create");
-}
-AMPI_PMPI_ALIAS(MPI_Dist_graph_create)
-
-extern "C" int PMPI_Dist_graph_neighbors_count(MPI_Comm, int *, int *, int *) {
-  return ampi::mpi::unsupported("MPI_Dist_graph_neighbors_count");
-}
-AMPI_PMPI_ALIAS(MPI_Dist_graph_neighbors_count)
-
-extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm, int, int[], int[], int, int[], int[]) {
-  return ampi::mpi::unsupported("MPI_Dist_graph_neighbors");
-}
-AMPI_PMPI_ALIAS(MPI_Dist_graph_neighbors)
-
-extern "C" int PMPI_Topo_test(MPI_Comm, int *) {
-  return ampi::mpi::unsupported("MPI_Topo_test");
-}
-AMPI_PMPI_ALIAS(MPI_Topo_test)
 
 extern "C" int PMPI_Neighbor_allgather(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
                                        MPI_Comm) {
@@ -778,21 +554,6 @@ extern "C" int PMPI_File_get_errhandler(MPI_File, MPI_Errhandler *) {
 }
 AMPI_PMPI_ALIAS(MPI_File_get_errhandler)
 
-extern "C" int PMPI_Add_error_class(int *) {
-  return ampi::mpi::unsupported("MPI_Add_error_class");
-}
-AMPI_PMPI_ALIAS(MPI_Add_error_class)
-
-extern "C" int PMPI_Add_error_code(int, int *) {
-  return ampi::mpi::unsupported("MPI_Add_error_code");
-}
-AMPI_PMPI_ALIAS(MPI_Add_error_code)
-
-extern "C" int PMPI_Add_error_string(int, const char *) {
-  return ampi::mpi::unsupported("MPI_Add_error_string");
-}
-AMPI_PMPI_ALIAS(MPI_Add_error_string)
-
 extern "C" int PMPI_Win_call_errhandler(MPI_Win, int) {
   return ampi::mpi::unsupported("MPI_Win_call_errhandler");
 }
@@ -802,51 +563,6 @@ extern "C" int PMPI_File_call_errhandler(MPI_File, int) {
   return ampi::mpi::unsupported("MPI_File_call_errhandler");
 }
 AMPI_PMPI_ALIAS(MPI_File_call_errhandler)
-
-extern "C" int PMPI_Info_create(MPI_Info *) {
-  return ampi::mpi::unsupported("MPI_Info_create");
-}
-AMPI_PMPI_ALIAS(MPI_Info_create)
-
-extern "C" int PMPI_Info_set(MPI_Info, const char *, const char *) {
-  return ampi::mpi::unsupported("MPI_Info_set");
-}
-AMPI_PMPI_ALIAS(MPI_Info_set)
-
-extern "C" int PMPI_Info_delete(MPI_Info, const char *) {
-  return ampi::mpi::unsupported("MPI_Info_delete");
-}
-AMPI_PMPI_ALIAS(MPI_Info_delete)
-
-extern "C" int PMPI_Info_get(MPI_Info, const char *, int, char *, int *) {
-  return ampi::mpi::unsupported("MPI_Info_get");
-}
-AMPI_PMPI_ALIAS(MPI_Info_get)
-
-extern "C" int PMPI_Info_get_valuelen(MPI_Info, const char *, int *, int *) {
-  return ampi::mpi::unsupported("MPI_Info_get_valuelen");
-}
-AMPI_PMPI_ALIAS(MPI_Info_get_valuelen)
-
-extern "C" int PMPI_Info_get_nkeys(MPI_Info, int *) {
-  return ampi::mpi::unsupported("MPI_Info_get_nkeys");
-}
-AMPI_PMPI_ALIAS(MPI_Info_get_nkeys)
-
-extern "C" int PMPI_Info_get_nthkey(MPI_Info, int, char *) {
-  return ampi::mpi::unsupported("MPI_Info_get_nthkey");
-}
-AMPI_PMPI_ALIAS(MPI_Info_get_nthkey)
-
-extern "C" int PMPI_Info_dup(MPI_Info, MPI_Info *) {
-  return ampi::mpi::unsupported("MPI_Info_dup");
-}
-AMPI_PMPI_ALIAS(MPI_Info_dup)
-
-extern "C" int PMPI_Info_free(MPI_Info *) {
-  return ampi::mpi::unsupported("MPI_Info_free");
-}
-AMPI_PMPI_ALIAS(MPI_Info_free)
 
 extern "C" int PMPI_Comm_spawn(const char *, char *[], int, MPI_Info, int, MPI_Comm, MPI_Comm *,
                                int[]) {
@@ -859,11 +575,6 @@ extern "C" int PMPI_Comm_spawn_multiple(int, char *[], char **[], const int[], c
   return ampi::mpi::unsupported("MPI_Comm_spawn_multiple");
 }
 AMPI_PMPI_ALIAS(MPI_Comm_spawn_multiple)
-
-extern "C" int PMPI_Comm_get_parent(MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Comm_get_parent");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_get_parent)
 
 extern "C" int PMPI_Open_port(MPI_Info, char *) {
   return ampi::mpi::unsupported("MPI_Open_port");
@@ -899,11 +610,6 @@ extern "C" int PMPI_Lookup_name(const char *, MPI_Info, char *) {
   return ampi::mpi::unsupported("MPI_Lookup_name");
 }
 AMPI_PMPI_ALIAS(MPI_Lookup_name)
-
-extern "C" int PMPI_Comm_disconnect(MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Comm_disconnect");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_disconnect)
 
 extern "C" int PMPI_Comm_join(int, MPI_Comm *) {
   return ampi::mpi::unsupported("MPI_Comm_join");

@@ -47,6 +47,8 @@ public:
   comm::GroupTable groups;
   std::vector<UserErrhandler> errhandlers; // handle 0x54000000 | (index + 2)
   BsendBuffer bsend;
+  // comm area: attribute keys, info objects, user error classes and codes (src/comm/objects.hpp).
+  comm::Registry comm_objects;
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
   // The rank's own copy of the program's arguments, as its main gets them (argv points into
   // args). Kept here rather than on the rank's stack, which exit() drops without unwinding.

@@ -1,0 +1,167 @@
+// src/comm/objects.cpp — attribute keys and stores, info objects (see objects.hpp).
+#include "comm/objects.hpp"
+
+#include <algorithm>
+
+namespace ampi::comm {
+
+// ---- keyvals ------------------------------------------------------------------------------
+
+int KeyvalTable::create(ObjectKind kind, CopyAttrFn *copy, DeleteAttrFn *del, void *extra_state) {
+  unsigned slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<unsigned>(slots_.size());
+    slots_.emplace_back();
+  }
+  slots_[slot] = Keyval{kind, copy, del, extra_state, 1, false};
+  return static_cast<int>(static_cast<unsigned>(kKind) | slot);
+}
+
+Keyval *KeyvalTable::find_any(int h) noexcept {
+  const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
+  if (slot >= slots_.size() || slots_[slot].refs == 0) return nullptr;
+  return &slots_[slot];
+}
+
+Keyval *KeyvalTable::find(int h, ObjectKind kind) noexcept {
+  Keyval *k = find_any(h);
+  return k && !k->freed && k->kind == kind ? k : nullptr;
+}
+
+void KeyvalTable::retain(int h) noexcept {
+  if (Keyval *k = find_any(h)) ++k->refs;
+}
+
+void KeyvalTable::release(int h) noexcept {
+  Keyval *k = find_any(h);
+  if (k && --k->refs == 0) {
+    *k = Keyval{};
+    free_slots_.push_back(static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind));
+  }
+}
+
+// ---- attribute stores ---------------------------------------------------------------------
+
+void **AttrStore::find(int keyval) noexcept {
+  for (auto &e : entries_)
+    if (e.first == keyval) return &e.second;
+  return nullptr;
+}
+
+void AttrStore::put(int keyval, void *value) {
+  if (void **v = find(keyval))
+    *v = value;
+  else
+    entries_.emplace_back(keyval, value);
+}
+
+void AttrStore::erase(int keyval) noexcept {
+  std::erase_if(entries_, [&](const auto &e) { return e.first == keyval; });
+}
+
+namespace {
+int run_delete(KeyvalTable &keys, int obj, int keyval, void *value) {
+  Keyval *k = keys.find_any(keyval);
+  if (!k || !k->del) return MPI_SUCCESS;
+  return k->del(obj, keyval, value, k->extra_state);
+}
+} // namespace
+
+int set_attr(KeyvalTable &keys, AttrStore &store, int obj, int keyval, void *value) {
+  if (void **old = store.find(keyval)) {
+    if (int e = run_delete(keys, obj, keyval, *old); e != MPI_SUCCESS) return e;
+    *old = value;
+    return MPI_SUCCESS;
+  }
+  store.put(keyval, value);
+  keys.retain(keyval);
+  return MPI_SUCCESS;
+}
+
+int delete_attr(KeyvalTable &keys, AttrStore &store, int obj, int keyval) {
+  void **v = store.find(keyval);
+  if (!v) return MPI_ERR_KEYVAL;
+  if (int e = run_delete(keys, obj, keyval, *v); e != MPI_SUCCESS) return e;
+  store.erase(keyval);
+  keys.release(keyval);
+  return MPI_SUCCESS;
+}
+
+int delete_all_attrs(KeyvalTable &keys, AttrStore &store, int obj) {
+  while (!store.empty()) {
+    const int keyval = store.entries().back().first; // newest first
+    if (int e = delete_attr(keys, store, obj, keyval); e != MPI_SUCCESS) return e;
+  }
+  return MPI_SUCCESS;
+}
+
+int copy_attrs(KeyvalTable &keys, const AttrStore &from, int oldobj, AttrStore &to, int newobj) {
+  for (const auto &[keyval, value] : from.entries()) {
+    Keyval *k = keys.find_any(keyval);
+    if (!k || !k->copy) continue;
+    void *out = nullptr;
+    int flag = 0;
+    if (int e = k->copy(oldobj, keyval, k->extra_state, value, &out, &flag); e != MPI_SUCCESS) {
+      (void)delete_all_attrs(keys, to, newobj);
+      return e;
+    }
+    if (flag) {
+      to.put(keyval, out);
+      keys.retain(keyval);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+// ---- info ---------------------------------------------------------------------------------
+
+const std::string *Info::get(const std::string &key) const noexcept {
+  for (const auto &e : entries)
+    if (e.first == key) return &e.second;
+  return nullptr;
+}
+
+void Info::set(const std::string &key, const std::string &value) {
+  for (auto &e : entries)
+    if (e.first == key) {
+      e.second = value;
+      return;
+    }
+  entries.emplace_back(key, value);
+}
+
+bool Info::erase(const std::string &key) {
+  return std::erase_if(entries, [&](const auto &e) { return e.first == key; }) > 0;
+}
+
+InfoTable::InfoTable() : slots_(2), live_{false, true} {
+}
+
+MPI_Info InfoTable::add(Info info) {
+  unsigned slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<unsigned>(slots_.size());
+    slots_.emplace_back();
+    live_.push_back(false);
+  }
+  slots_[slot] = std::move(info);
+  live_[slot] = true;
+  return static_cast<MPI_Info>(static_cast<unsigned>(kKind) | slot);
+}
+
+void InfoTable::remove(MPI_Info h) noexcept {
+  const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
+  if (slot >= 2 && slot < slots_.size() && live_[slot]) {
+    slots_[slot] = Info{};
+    live_[slot] = false;
+    free_slots_.push_back(slot);
+  }
+}
+
+} // namespace ampi::comm

@@ -1,0 +1,134 @@
+// src/comm/objects.hpp — the small per-rank MPI objects that hang off communicators (and, for the
+// attribute store, any object kind): attribute keys (MPI_Comm/Type/Win_create_keyval) and the
+// attribute values an object holds, with their copy and delete callbacks; info objects
+// (MPI_Info); and the error classes, codes and strings a program adds (MPI_Add_error_*).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ampi::comm {
+
+// ---- attributes ---------------------------------------------------------------------------
+
+// All MPI handles are ints, so the comm, datatype and window callback types are one type.
+using CopyAttrFn = int(int oldobj, int keyval, void *extra_state, void *attribute_val_in,
+                       void *attribute_val_out, int *flag);
+using DeleteAttrFn = int(int obj, int keyval, void *attribute_val, void *extra_state);
+
+enum class ObjectKind { Comm, Type, Win };
+
+struct Keyval {
+  ObjectKind kind = ObjectKind::Comm;
+  CopyAttrFn *copy = nullptr;  // nullptr: never copied (MPI_*_NULL_COPY_FN)
+  DeleteAttrFn *del = nullptr; // nullptr: nothing to do
+  void *extra_state = nullptr;
+  int refs = 0;       // the user's handle (until freed) plus one per attached value
+  bool freed = false; // MPI_*_free_keyval was called
+};
+
+// User keyvals: handles 0x65000000 | index. The predefined ones (MPI_TAG_UB, ...) live elsewhere.
+class KeyvalTable {
+public:
+  static constexpr int kKind = 0x65000000;
+  int create(ObjectKind kind, CopyAttrFn *copy, DeleteAttrFn *del, void *extra_state);
+  // The live (not yet freed by the user) keyval `h` of `kind`, or nullptr.
+  Keyval *find(int h, ObjectKind kind) noexcept;
+  // Any keyval `h` still referenced (a freed one that values still use included), or nullptr.
+  Keyval *find_any(int h) noexcept;
+  void retain(int h) noexcept;
+  void release(int h) noexcept; // drops one reference; the slot is reused at zero
+
+private:
+  std::vector<Keyval> slots_;
+  std::vector<unsigned> free_slots_;
+};
+
+// The attribute values one object holds, in the order they were first set.
+class AttrStore {
+public:
+  void **find(int keyval) noexcept;
+  bool empty() const noexcept { return entries_.empty(); }
+  const std::vector<std::pair<int, void *>> &entries() const noexcept { return entries_; }
+  void put(int keyval, void *value); // new or replaced (the caller ran the delete callback)
+  void erase(int keyval) noexcept;
+
+private:
+  std::vector<std::pair<int, void *>> entries_;
+};
+
+// Sets `keyval` on `obj` (running the delete callback of a value it replaces). MPI_SUCCESS or
+// the callback's error code.
+int set_attr(KeyvalTable &keys, AttrStore &store, int obj, int keyval, void *value);
+// Deletes `keyval` from `obj`, running its delete callback. MPI_SUCCESS, MPI_ERR_KEYVAL when the
+// object has no such attribute, or the callback's error code (the value then stays).
+int delete_attr(KeyvalTable &keys, AttrStore &store, int obj, int keyval);
+// Deletes every attribute of `obj` (on free). Stops at, and returns, the first callback error.
+int delete_all_attrs(KeyvalTable &keys, AttrStore &store, int obj);
+// Copies the attributes of `oldobj` into `to` through their copy callbacks (on dup). On a
+// callback error, `to` is emptied again (its values deleted) and the error returned.
+int copy_attrs(KeyvalTable &keys, const AttrStore &from, int oldobj, AttrStore &to, int newobj);
+
+// ---- info ---------------------------------------------------------------------------------
+
+struct Info {
+  std::vector<std::pair<std::string, std::string>> entries; // in insertion order
+  const std::string *get(const std::string &key) const noexcept;
+  void set(const std::string &key, const std::string &value);
+  bool erase(const std::string &key);
+};
+
+// Handles 0x5c000000 | slot; slot 1 is MPI_INFO_ENV (filled by the MPI layer on first use).
+class InfoTable {
+public:
+  static constexpr int kKind = 0x5c000000;
+  InfoTable();
+  Info *find(MPI_Info h) noexcept {
+    const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
+    return slot < slots_.size() && live_[slot] ? &slots_[slot] : nullptr;
+  }
+  MPI_Info add(Info info);
+  void remove(MPI_Info h) noexcept; // MPI_INFO_ENV stays
+  bool env_filled = false;
+
+private:
+  std::vector<Info> slots_;
+  std::vector<bool> live_;
+  std::vector<unsigned> free_slots_;
+};
+
+// ---- user error classes and codes ---------------------------------------------------------
+
+// Codes MPI_ERR_LASTCODE + 1 + i, each the class of itself or of a code added to a class.
+struct UserErrors {
+  struct Entry {
+    int error_class;
+    std::string text;
+  };
+  std::vector<Entry> entries;
+  int last_used_code = MPI_ERR_LASTCODE;
+  static constexpr int kFirst = MPI_ERR_LASTCODE + 1;
+  const Entry *find(int code) const noexcept {
+    const long i = static_cast<long>(code) - kFirst;
+    return i >= 0 && i < static_cast<long>(entries.size()) ? &entries[static_cast<std::size_t>(i)]
+                                                           : nullptr;
+  }
+  int add(int error_class) {
+    const int code = kFirst + static_cast<int>(entries.size());
+    entries.push_back({error_class < 0 ? code : error_class, {}});
+    last_used_code = code;
+    return code;
+  }
+};
+
+// What the comm area keeps per rank (Rank::comm_objects).
+struct Registry {
+  KeyvalTable keyvals;
+  InfoTable infos;
+  UserErrors errors;
+};
+
+} // namespace ampi::comm
