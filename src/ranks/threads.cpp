@@ -142,15 +142,14 @@ void Pe::block_thread(const char *call) {
   t.waiting_.push_back(
       {thread_rank_->world_rank, call, thread_rank_->blocked_source, thread_rank_->blocked_tag});
   [&] {
-    // The PE's thread may be busy in a rank's code for long: drive the network from here too.
-    if (transport_) {
-      for (int spin = 0; spin < 64; ++spin) {
-        if (transport_->progress()) return;
-        t.let_in();
-        if (t.wake_epoch_ != epoch) return;
-      }
+    // Spin a little before sleeping (a reply often comes within microseconds), and drive the
+    // network from here too: the PE's thread may be busy in a rank's code for long.
+    for (int spin = 0; spin < 50; ++spin) {
+      if (transport_ && transport_->progress()) return;
+      t.pause();
+      if (t.wake_epoch_ != epoch) return;
     }
-    t.wait(transport_ ? std::chrono::microseconds(200) : std::chrono::seconds(1));
+    t.wait(transport_ ? std::chrono::microseconds(100) : std::chrono::seconds(1));
   }();
   for (std::size_t i = 0; i < t.waiting_.size(); ++i) {
     if (t.waiting_[i].world_rank == thread_rank_->world_rank && t.waiting_[i].call == call) {
@@ -217,12 +216,12 @@ bool Pe::idle_threaded(int &idle) {
     }
     return false;
   }
-  // Let the threads in; after a short while, sleep until one of them wakes something up (and
-  // poll the network again now and then: threads that compute do not).
-  if (++idle < 64) {
+  // Let the threads in while polling the network; after a while, sleep until one of them wakes
+  // something up (and poll the network again now and then: threads that compute do not).
+  if (++idle < (transport_ ? 2000 : 64)) {
     t.let_in();
   } else {
-    t.wait_loop(transport_ ? std::chrono::microseconds(100) : std::chrono::milliseconds(100));
+    t.wait_loop(transport_ ? std::chrono::microseconds(50) : std::chrono::milliseconds(100));
     idle = 0;
   }
   return false;

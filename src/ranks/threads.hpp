@@ -54,7 +54,10 @@ public:
   static int depth() noexcept { return depth_; }
   // Lets waiting threads in for a moment (the caller holds the mutex, at depth 1 or more).
   void let_in() noexcept {
-    if (contenders_.load(std::memory_order_relaxed) == 0) return;
+    if (contenders_.load(std::memory_order_relaxed) != 0) pause();
+  }
+  // Releases the mutex for a moment (sched_yield) whether or not anybody waits for it.
+  void pause() noexcept {
     mutex_.unlock();
     sched_yield_();
     acquire();
