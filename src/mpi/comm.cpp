@@ -400,14 +400,16 @@ int not_inter(Rank &self, MPI_Comm comm, const char *fn) {
 extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
   static constexpr const char *fn = "MPI_Comm_remote_size";
   (void)size;
-  return not_inter(*enter(fn), comm, fn);
+  auto self = enter(fn);
+  return not_inter(*self, comm, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Comm_remote_size)
 
 extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
   static constexpr const char *fn = "MPI_Comm_remote_group";
   (void)group;
-  return not_inter(*enter(fn), comm, fn);
+  auto self = enter(fn);
+  return not_inter(*self, comm, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Comm_remote_group)
 
@@ -415,6 +417,7 @@ extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newi
   static constexpr const char *fn = "MPI_Intercomm_merge";
   (void)high;
   (void)newintracomm;
-  return not_inter(*enter(fn), intercomm, fn);
+  auto self = enter(fn);
+  return not_inter(*self, intercomm, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Intercomm_merge)
