@@ -34,7 +34,7 @@ public:
       Pe::get().leave_call();
   }
   Rank *operator->() const noexcept { return rank_; }
-  Rank &operator*() const & noexcept { return *rank_; }
+  Rank &operator*() const &noexcept { return *rank_; }
   Rank &operator*() const && = delete; // `Rank &self = *enter(fn);` would drop the mutex at once
   operator Rank *() const &noexcept { return rank_; }
   operator Rank *() const && = delete;

@@ -192,6 +192,13 @@ Rank *find_caller(const char *fn) {
 } // namespace
 
 Entered enter_slow(const char *fn, bool initialized) {
+  if (Pe *pe = Pe::get_if(); pe && pe->threaded()) [[likely]] { // a threaded PE's every call
+    pe->threads().lock();
+    Rank *self = pe->current_if(); // a created thread's nested call has its own rank
+    if (self && (!initialized || (self->initialized && !self->finalized))) [[likely]]
+      return Entered(self);
+    pe->threads().unlock(); // find_caller takes it again and raises
+  }
   Rank *self = find_caller(fn);
   if (initialized && (!self->initialized || self->finalized)) [[unlikely]] {
     fatal(self, MPI_ERR_OTHER, fn,

@@ -60,7 +60,7 @@ extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *prov
   self->thread_level = required;
   *provided = required;
   if (required >= MPI_THREAD_SERIALIZED && !self->pe.threaded())
-    self->pe.enable_threads(); // holds the PE's mutex from now on, as `self` expects
+    self->pe.enable_threads(); // may take the PE's mutex, which `self` releases
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Init_thread)

@@ -109,15 +109,18 @@ public:
   void wake(Rank &r) noexcept {
     scheduler_.make_ready(r.task);
     if (threaded()) [[unlikely]]
-      threads_->notify();
+      notify_threads();
   }
   [[noreturn]] void exit_current(int code) noexcept;
 
-  // MPI_THREAD_SERIALIZED/MULTIPLE (see threads.hpp; src/ranks/threads.cpp).
+  // MPI_THREAD_SERIALIZED/MULTIPLE (see threads.hpp; src/ranks/threads.cpp). The PE is threaded
+  // (its state guarded by the mutex) once a rank asked for it and a rank created a thread.
   bool threaded() const noexcept { return threaded_.load(std::memory_order_relaxed); }
-  // A rank of this PE asked for it (called inside its MPI_Init_thread, outside the mutex; returns
-  // holding it, as an MPI call does from then on).
+  // A rank of this PE asked for it (inside its MPI_Init_thread, outside the mutex). When that
+  // makes the PE threaded, returns holding the mutex, as an MPI call does from then on.
   void enable_threads() noexcept;
+  // A rank of this PE (or a thread of one) creates a thread, in the program's code.
+  void thread_created() noexcept;
   ranks::Threads &threads() noexcept { return *threads_; }
   // A thread that a rank created enters the library: its rank, with the PE's mutex held, or
   // nullptr (not a rank's thread, or the PE is gone).
@@ -140,6 +143,7 @@ private:
   void run_rank(Rank &r);
   bool idle_threaded(int &idle);
   void block_thread(const char *call);
+  void notify_threads() noexcept; // out of line: keeps wake() small where it is inlined
   void yield_thread() noexcept;
   [[noreturn]] void report_deadlock();
   void print_blocked_ranks();
@@ -160,8 +164,9 @@ private:
   p2p::RemoteSink sink_{*this};
   std::optional<ucx::Transport> transport_; // only when the job has several PEs
   std::optional<ranks::Termination> termination_;
-  // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it (never off).
+  // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it and threads exist (never off).
   std::atomic<bool> threaded_{false};
+  std::atomic<bool> wants_threads_{false}, has_threads_{false};
   std::shared_ptr<ranks::Threads> threads_;
   std::uint64_t seen_activity_ = 0;
   unsigned blocks_ = 0;

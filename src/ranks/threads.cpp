@@ -70,18 +70,18 @@ void Threads::sched_yield_() noexcept {
 }
 
 bool Threads::wait(std::chrono::microseconds timeout) {
-  std::unique_lock<std::mutex> lk(mutex_, std::adopt_lock);
   const std::uint64_t epoch = wake_epoch_;
-  const bool woken = cv_.wait_for(lk, timeout, [&] { return wake_epoch_ != epoch; });
-  lk.release();
+  ++sleepers_;
+  const bool woken = cv_.wait_for(mutex_, timeout, [&] { return wake_epoch_ != epoch; });
+  --sleepers_;
   return woken;
 }
 
 void Threads::wait_loop(std::chrono::microseconds timeout) {
-  std::unique_lock<std::mutex> lk(mutex_, std::adopt_lock);
   const std::uint64_t epoch = wake_epoch_, activity = activity_;
-  loop_cv_.wait_for(lk, timeout, [&] { return wake_epoch_ != epoch || activity_ != activity; });
-  lk.release();
+  loop_sleeps_ = true;
+  loop_cv_.wait_for(mutex_, timeout, [&] { return wake_epoch_ != epoch || activity_ != activity; });
+  loop_sleeps_ = false;
 }
 
 Rank *creator_rank() noexcept {
@@ -100,8 +100,19 @@ Rank *creator_rank_any() noexcept {
 } // namespace ranks
 
 void Pe::enable_threads() noexcept {
-  if (!threaded()) threaded_.store(true, std::memory_order_relaxed);
-  threads_->lock();
+  wants_threads_.store(true, std::memory_order_relaxed);
+  if (has_threads_.load(std::memory_order_relaxed) && !threaded()) {
+    threaded_.store(true, std::memory_order_relaxed);
+    threads_->lock();
+  }
+}
+
+void Pe::thread_created() noexcept {
+  // Until a thread exists, nothing but the PE's own thread can call MPI: no mutex needed. The
+  // caller is in the program's code (depth 0), so the switch is safe here.
+  has_threads_.store(true, std::memory_order_relaxed);
+  if (wants_threads_.load(std::memory_order_relaxed) && !threaded())
+    threaded_.store(true, std::memory_order_relaxed);
 }
 
 Rank *Pe::enter_thread() noexcept {
@@ -158,6 +169,10 @@ void Pe::block_thread(const char *call) {
     }
   }
   if (t.wake_epoch_ == epoch) --t.quiet_; // a wake-up zeroed it otherwise
+}
+
+void Pe::notify_threads() noexcept {
+  threads_->notify();
 }
 
 void Pe::yield_thread() noexcept {
@@ -248,6 +263,7 @@ extern "C" int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
   Threads &t = *start->threads;
   int detached = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detached);
+  creator->pe.thread_created();
   if (creator->pe.threaded()) { // counted before it runs: the ranks may be waiting for it already
     t.lock();
     ++t.live_;

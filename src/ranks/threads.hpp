@@ -17,7 +17,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -38,6 +37,34 @@ struct ThreadStart {
   std::shared_ptr<class Threads> threads;
 };
 
+// A mutex of one atomic word: 0 free, 1 held, 2 held and maybe waited for (U. Drepper, "Futexes
+// Are Tricky", mutex 2; the waiting through std::atomic::wait, a futex on Linux). Lighter than
+// std::mutex on the path every MPI call of a threaded PE takes, and it tells whether anybody waits.
+class PeMutex {
+public:
+  void lock() noexcept {
+    int c = 0;
+    if (state_.compare_exchange_strong(c, 1, std::memory_order_acquire)) [[likely]]
+      return;
+    lock_slow(c);
+  }
+  void unlock() noexcept {
+    if (state_.exchange(0, std::memory_order_release) == 2) [[unlikely]]
+      state_.notify_one();
+  }
+  bool contended() const noexcept { return state_.load(std::memory_order_relaxed) == 2; }
+
+private:
+  void lock_slow(int c) noexcept {
+    if (c != 2) c = state_.exchange(2, std::memory_order_acquire);
+    while (c != 0) {
+      state_.wait(2, std::memory_order_relaxed);
+      c = state_.exchange(2, std::memory_order_acquire);
+    }
+  }
+  std::atomic<int> state_{0};
+};
+
 // The per-PE half (shared with the threads, which may outlive the PE by a little).
 class Threads : public std::enable_shared_from_this<Threads> {
 public:
@@ -45,7 +72,7 @@ public:
 
   // The calling OS thread enters / leaves the library (nested calls only count).
   void lock() noexcept {
-    if (depth_++ == 0) acquire();
+    if (depth_++ == 0) mutex_.lock();
   }
   void unlock() noexcept {
     if (--depth_ == 0) mutex_.unlock();
@@ -54,13 +81,13 @@ public:
   static int depth() noexcept { return depth_; }
   // Lets waiting threads in for a moment (the caller holds the mutex, at depth 1 or more).
   void let_in() noexcept {
-    if (contenders_.load(std::memory_order_relaxed) != 0) pause();
+    if (mutex_.contended()) pause();
   }
   // Releases the mutex for a moment (sched_yield) whether or not anybody waits for it.
   void pause() noexcept {
     mutex_.unlock();
     sched_yield_();
-    acquire();
+    mutex_.lock();
   }
   // A created thread waits: releases the mutex until notify() or `timeout` (the caller holds
   // it); false on time-out.
@@ -71,13 +98,13 @@ public:
   void notify() noexcept {
     ++wake_epoch_;
     quiet_ = 0;
-    cv_.notify_all();
-    loop_cv_.notify_one();
+    if (sleepers_) cv_.notify_all();
+    if (loop_sleeps_) loop_cv_.notify_one();
   }
   // A created thread finished an MPI call or ended: the PE's loop looks again.
   void touched() noexcept {
     ++activity_;
-    loop_cv_.notify_one();
+    if (loop_sleeps_) loop_cv_.notify_one();
   }
 
   // All under mutex_ (the PE's loop and the threads read them).
@@ -95,17 +122,13 @@ public:
   std::unordered_map<pthread_t, std::shared_ptr<ThreadStart>> joinable_;
 
 private:
-  void acquire() noexcept {
-    contenders_.fetch_add(1, std::memory_order_relaxed);
-    mutex_.lock();
-    contenders_.fetch_sub(1, std::memory_order_relaxed);
-  }
   static void sched_yield_() noexcept;
 
-  std::mutex mutex_;
-  std::condition_variable cv_;      // created threads waiting inside MPI
-  std::condition_variable loop_cv_; // the PE's loop waiting for them
-  std::atomic<int> contenders_{0};
+  PeMutex mutex_;
+  std::condition_variable_any cv_;      // created threads waiting inside MPI
+  std::condition_variable_any loop_cv_; // the PE's loop waiting for them
+  int sleepers_ = 0;                    // under mutex_: threads waiting on cv_
+  bool loop_sleeps_ = false;            // under mutex_: the PE's loop waits on loop_cv_
   static constinit thread_local int depth_;
 };
 
