@@ -242,6 +242,8 @@ int Pe::run() {
   int idle = 0;
   // With other PEs, the loop ends only when all of them agree that every rank has finished.
   while (live_ranks_ > 0 || transport_) {
+    if (threaded()) [[unlikely]]
+      threads_->loop_idle_ = false; // threads poll the network themselves while ranks run
     ranks::Task *last = scheduler_.run_one();
     if (!last) {
       if (threaded()) [[unlikely]] { // threads of the ranks may still wake them

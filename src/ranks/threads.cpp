@@ -7,7 +7,10 @@
 #include "ranks/pe.hpp"
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -77,10 +80,32 @@ bool Threads::wait(std::chrono::microseconds timeout) {
   return woken;
 }
 
-void Threads::wait_loop(std::chrono::microseconds timeout) {
-  const std::uint64_t epoch = wake_epoch_, activity = activity_;
+Threads::Threads(Pe &pe) : pe_(&pe) {
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) {
+    std::perror("ampi: eventfd");
+    std::abort();
+  }
+}
+
+Threads::~Threads() {
+  ::close(wake_fd_);
+}
+
+void Threads::wake_loop() noexcept {
+  loop_sleeps_ = false;
+  const std::uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+void Threads::wait_loop(int net_fd, std::chrono::milliseconds timeout) {
   loop_sleeps_ = true;
-  loop_cv_.wait_for(mutex_, timeout, [&] { return wake_epoch_ != epoch || activity_ != activity; });
+  mutex_.unlock(); // the depth stays: the loop is still inside the library
+  pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {net_fd, POLLIN, 0}};
+  ::poll(fds, net_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
+  std::uint64_t n;
+  (void)!::read(wake_fd_, &n, sizeof n);
+  mutex_.lock();
   loop_sleeps_ = false;
 }
 
@@ -155,12 +180,15 @@ void Pe::block_thread(const char *call) {
   [&] {
     // Spin a little before sleeping (a reply often comes within microseconds), and drive the
     // network from here too: the PE's thread may be busy in a rank's code for long.
+    // While the PE's loop is idle, it drives the network and wakes us: just sleep.
+    const bool poll = transport_ && !t.loop_idle_;
     for (int spin = 0; spin < 50; ++spin) {
-      if (transport_ && transport_->progress()) return;
+      if (poll && transport_->progress()) return;
       t.pause();
       if (t.wake_epoch_ != epoch) return;
     }
-    t.wait(transport_ ? std::chrono::microseconds(100) : std::chrono::seconds(1));
+    t.wait(poll ? std::chrono::microseconds(100)
+                : std::chrono::milliseconds(transport_ ? 1 : 1000));
   }();
   for (std::size_t i = 0; i < t.waiting_.size(); ++i) {
     if (t.waiting_[i].world_rank == thread_rank_->world_rank && t.waiting_[i].call == call) {
@@ -202,6 +230,7 @@ void Pe::join_thread(pthread_t thread) {
 // when the job may end (all PEs agree).
 bool Pe::idle_threaded(int &idle) {
   ranks::Threads &t = *threads_;
+  t.loop_idle_ = true; // until the loop runs a rank again
   if (t.activity_ != seen_activity_) {
     // Threads share their rank's flags (probing, blocked_*) with its main thread, so a wake-up
     // may have been missed: after calls of threads, every blocked rank looks again (block() may
@@ -224,21 +253,17 @@ bool Pe::idle_threaded(int &idle) {
   } else if (threads_quiet) {
     report_deadlock(); // every rank and every thread of them waits, and nobody can wake them
   }
-  if (transport_ && t.live_ == 0) { // no thread to let in: spin, then sleep on the network
-    if (++idle > 2000) {
-      transport_->wait(50);
-      idle = 0;
-    }
-    return false;
-  }
   // Let the threads in while polling the network; after a while, sleep until one of them wakes
-  // something up (and poll the network again now and then: threads that compute do not).
+  // something up or the network has something (the mutex released meanwhile).
   if (++idle < (transport_ ? 2000 : 64)) {
     t.let_in();
-  } else {
-    t.wait_loop(transport_ ? std::chrono::microseconds(50) : std::chrono::milliseconds(100));
-    idle = 0;
+    return false;
   }
+  idle = 0;
+  if (!transport_)
+    t.wait_loop(-1, std::chrono::milliseconds(100));
+  else if (transport_->arm())
+    t.wait_loop(transport_->event_fd(), std::chrono::milliseconds(50));
   return false;
 }
 

@@ -56,6 +56,15 @@ public:
 
 private:
   void lock_slow(int c) noexcept {
+    for (int spin = 0; spin < 100; ++spin) { // hand-offs are short: spin before sleeping
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      asm volatile("yield");
+#endif
+      c = 0;
+      if (state_.compare_exchange_weak(c, 1, std::memory_order_acquire)) return;
+    }
     if (c != 2) c = state_.exchange(2, std::memory_order_acquire);
     while (c != 0) {
       state_.wait(2, std::memory_order_relaxed);
@@ -68,7 +77,10 @@ private:
 // The per-PE half (shared with the threads, which may outlive the PE by a little).
 class Threads : public std::enable_shared_from_this<Threads> {
 public:
-  explicit Threads(Pe &pe) noexcept : pe_(&pe) {}
+  explicit Threads(Pe &pe);
+  ~Threads();
+  Threads(const Threads &) = delete;
+  Threads &operator=(const Threads &) = delete;
 
   // The calling OS thread enters / leaves the library (nested calls only count).
   void lock() noexcept {
@@ -92,25 +104,27 @@ public:
   // A created thread waits: releases the mutex until notify() or `timeout` (the caller holds
   // it); false on time-out.
   bool wait(std::chrono::microseconds timeout);
-  // The PE's loop waits: releases the mutex until notify(), touched() or `timeout`.
-  void wait_loop(std::chrono::microseconds timeout);
+  // The PE's loop waits: releases the mutex until notify(), touched(), `net_fd` (>= 0) is
+  // readable, or `timeout`.
+  void wait_loop(int net_fd, std::chrono::milliseconds timeout);
   // Something was completed or made ready: waiting threads and the PE's loop look again.
   void notify() noexcept {
     ++wake_epoch_;
     quiet_ = 0;
     if (sleepers_) cv_.notify_all();
-    if (loop_sleeps_) loop_cv_.notify_one();
+    if (loop_sleeps_) wake_loop();
   }
   // A created thread finished an MPI call or ended: the PE's loop looks again.
   void touched() noexcept {
     ++activity_;
-    if (loop_sleeps_) loop_cv_.notify_one();
+    if (loop_sleeps_) wake_loop();
   }
 
   // All under mutex_ (the PE's loop and the threads read them).
-  Pe *pe_;        // nullptr once the PE is gone
-  int live_ = 0;  // threads created by ranks (while enabled) still running
-  int quiet_ = 0; // of those, how many wait inside MPI with no wake-up since
+  Pe *pe_;                 // nullptr once the PE is gone
+  int live_ = 0;           // threads created by ranks (while enabled) still running
+  bool loop_idle_ = false; // the PE's loop has nothing to run and drives the network
+  int quiet_ = 0;          // of those, how many wait inside MPI with no wake-up since
   std::uint64_t wake_epoch_ = 0;
   std::uint64_t activity_ = 0; // MPI calls of threads finished, threads ended
   struct Waiter {
@@ -123,12 +137,13 @@ public:
 
 private:
   static void sched_yield_() noexcept;
+  void wake_loop() noexcept; // under mutex_, loop_sleeps_
 
   PeMutex mutex_;
-  std::condition_variable_any cv_;      // created threads waiting inside MPI
-  std::condition_variable_any loop_cv_; // the PE's loop waiting for them
-  int sleepers_ = 0;                    // under mutex_: threads waiting on cv_
-  bool loop_sleeps_ = false;            // under mutex_: the PE's loop waits on loop_cv_
+  std::condition_variable_any cv_; // created threads waiting inside MPI
+  int wake_fd_ = -1; // an eventfd: the PE's loop sleeps in poll() on it (and on the network)
+  int sleepers_ = 0; // under mutex_: threads waiting on cv_
+  bool loop_sleeps_ = false; // under mutex_: the PE's loop waits on loop_cv_
   static constinit thread_local int depth_;
 };
 
