@@ -67,6 +67,11 @@ AMPI_PMPI_ALIAS(MPI_Init_thread)
 
 extern "C" int PMPI_Query_thread(int *provided) {
   if (!provided) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Query_thread", "provided=NULL");
+  // Any thread of a rank may ask (it reads what MPI_Init_thread set once).
+  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any(); r && r->initialized) {
+    *provided = r->thread_level;
+    return MPI_SUCCESS;
+  }
   *provided = enter("MPI_Query_thread")->thread_level;
   return MPI_SUCCESS;
 }
@@ -74,6 +79,11 @@ AMPI_PMPI_ALIAS(MPI_Query_thread)
 
 extern "C" int PMPI_Is_thread_main(int *flag) {
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Is_thread_main", "flag=NULL");
+  // A thread that a rank created may ask whatever the thread level.
+  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any(); r && r->initialized) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   auto self = enter("MPI_Is_thread_main");
   *flag = !Pe::in_thread(); // the rank's user-level thread is its main thread
   return MPI_SUCCESS;
@@ -113,6 +123,13 @@ extern "C" int PMPI_Finalized(int *flag) {
 AMPI_PMPI_ALIAS(MPI_Finalized)
 
 extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any()) {
+    // A thread of a rank ends the job whatever the thread level (nothing else is touched).
+    std::fflush(stdout);
+    std::fprintf(stderr, "ampi: a thread of rank %d called MPI_Abort(..., %d): ending the job\n",
+                 r->world_rank, errorcode);
+    Pe::abort_job(errorcode);
+  }
   auto self = enter_any("MPI_Abort");
   const comm::Comm *c = self->comms.find(comm);
   std::fflush(stdout);

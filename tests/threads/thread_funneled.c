@@ -1,14 +1,21 @@
 /* tests/threads/thread_funneled.c — MPI_Init_thread(MPI_THREAD_FUNNELED) provides FUNNELED (ampi
- * provides what is asked for), and a thread that the rank creates calling MPI then ends the job
- * with an error naming the thread level, instead of racing with the rank. Run with a pattern on
- * that message. */
+ * provides what is asked for); a thread that the rank creates may still ask MPI_Is_thread_main
+ * and MPI_Query_thread, but any other MPI call from it ends the job with an error naming the
+ * thread level, instead of racing with the rank. Run with a pattern on that message. */
 #include "mpitest.h"
 
 #include <pthread.h>
 
 static void *thread_body(void *arg) {
-  int rank = -1;
+  int rank = -1, is_main = -1, level = -1;
   (void)arg;
+  /* Asking about threads is fine from any thread. */
+  CHECK_MPI(MPI_Is_thread_main(&is_main));
+  CHECK(is_main == 0, "MPI_Is_thread_main is %d in a created thread", is_main);
+  CHECK_MPI(MPI_Query_thread(&level));
+  CHECK(level == MPI_THREAD_FUNNELED, "MPI_Query_thread in a thread says %d", level);
+  printf("thread questions ok\n");
+  fflush(stdout);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank); /* erroneous: the job ends here */
   return NULL;
 }
