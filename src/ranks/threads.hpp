@@ -1,13 +1,15 @@
 // src/ranks/threads.hpp — MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE: OS threads that a rank
 // creates (pthread_create, interposed by libampi.so) carry their creator rank and call MPI
-// alongside the ranks of their PE. Once a rank of the PE has asked for it, the PE's state
-// (matching queues, requests, scheduler queue, UCX worker, bsend buffers) is guarded by one mutex
-// per PE, held by whichever OS thread is inside the library: the PE's own thread while it runs
-// library code of its ranks or its scheduling loop (it keeps it across switches between ranks and
-// drops it whenever a rank returns to the program), a created thread for the length of its MPI
-// call. A created thread that must wait releases the mutex and sleeps on the PE's condition
-// variable (driving the network itself between naps), so it never blocks the PE's thread. Without
-// MPI_THREAD_SERIALIZED/MULTIPLE none of this runs: the PE's thread never touches the mutex.
+// alongside the ranks of their PE. Once a rank of the PE has asked for it and a rank has created
+// a thread, the PE is "threaded": its state (matching queues, requests, scheduler queue, UCX
+// worker, bsend buffers) is guarded by one mutex per PE, held by whichever OS thread is inside the
+// library: the PE's own thread while it runs library code of its ranks or its scheduling loop (it
+// keeps it across switches between ranks and drops it whenever a rank returns to the program), a
+// created thread for the length of its MPI call. A created thread that must wait releases the
+// mutex and sleeps on a condition variable (driving the network itself while the PE's thread is
+// busy in a rank's code), so it never blocks the PE's thread; the idle PE loop sleeps on the
+// network's event fd and an eventfd that the threads signal, with the mutex released. Until then
+// none of this runs: the PE's thread never touches the mutex (a few instructions per MPI call).
 #pragma once
 
 #include <pthread.h>
