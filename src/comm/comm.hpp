@@ -47,6 +47,8 @@ struct Comm {
   std::string name;
   MPI_Comm handle = MPI_COMM_NULL;
   std::shared_ptr<const Topology> topology; // null: no virtual topology
+  // coll: non-blocking collectives started on it so far, the source of their tags.
+  mutable std::uint32_t coll_seq = 0;
   AttrStore attrs;                          // user attributes (MPI_Comm_set_attr)
   Info info; // hints set by MPI_Comm_set_info / MPI_Comm_dup_with_info
 

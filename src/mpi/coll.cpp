@@ -1,147 +1,381 @@
-// src/mpi/coll.cpp — the MPI collective functions (barrier, bcast, reduce, allreduce) and local
-// reductions: argument checks and datatype/operation resolution over src/coll.
-#include "coll/coll.hpp"
-#include "mpi/common.hpp"
+// src/mpi/coll.cpp — the MPI collectives that synchronise or reduce (barrier, bcast, reduce,
+// allreduce, reduce_scatter(_block), scan, exscan; blocking and non-blocking), local reductions
+// and user-defined operations (MPI_Op_create/free/commutative): argument checks and datatype and
+// operation resolution over src/coll. Data-movement collectives: coll_data.cpp.
+#include "mpi/coll_common.hpp"
 
 #include <cstring>
 
 using namespace ampi;
 using namespace ampi::mpi;
+using namespace ampi::mpi::coll_detail;
 
 namespace {
 
-struct Args {
-  comm::Comm *comm = nullptr;
-  std::size_t extent = 0;
-  int err = MPI_SUCCESS;
-};
+constexpr unsigned kUserOpKind = 0x58000100; // user operations: kUserOpKind | index
 
-Args check(const char *fn, MPI_Comm comm, int count, MPI_Datatype type) {
-  Args a;
-  auto self = enter(fn);
-  a.comm = find_comm(*self, comm, fn, &a.err);
-  if (!a.comm) return a;
-  if (count < 0) {
-    a.err = raise(comm, MPI_ERR_COUNT, fn, "count=%d is negative", count);
-    a.comm = nullptr;
-    return a;
-  }
-  a.extent = element_extent(type, comm, fn, &a.err);
-  if (!a.extent) a.comm = nullptr;
-  return a;
+Rank::UserOp *find_user_op(Rank &self, MPI_Op op) {
+  const unsigned i = static_cast<unsigned>(op) - kUserOpKind;
+  if (static_cast<unsigned>(op) < kUserOpKind || i >= self.user_ops.size() || !self.user_ops[i])
+    return nullptr;
+  return &*self.user_ops[i];
 }
 
-bool root_ok(const comm::Comm &c, int root) {
-  return root >= 0 && root < c.size();
-}
-
-// The kernel for (op, type), or 0 after raising MPI_ERR_OP.
-datatype::ReduceFn find_op(MPI_Op op, MPI_Datatype type, MPI_Comm comm, const char *fn, int *err) {
-  datatype::ReduceFn f = datatype::reduction(op, type);
-  if (!f) {
-    const char *name = datatype::op_name(op);
-    if (op == MPI_OP_NULL)
-      *err = raise(comm, MPI_ERR_OP, fn, "op=MPI_OP_NULL");
-    else if (name)
-      *err =
-          raise(comm, MPI_ERR_OP, fn, "%s is not defined for datatype %s", name, type_label(type));
-    else
-      *err = raise(comm, MPI_ERR_OP, fn,
-                   "op is not a predefined operation (user-defined operations are not "
-                   "supported yet)");
-  }
-  return f;
+bool predefined_op(MPI_Op op) {
+  return datatype::op_name(op) && op != MPI_REPLACE && op != MPI_NO_OP;
 }
 
 } // namespace
 
+bool ampi::mpi::coll_detail::make_reducer(Call &call, MPI_Op op, MPI_Datatype handle,
+                                          const datatype::Type &t, coll::Reducer &out) {
+  out = coll::Reducer{};
+  out.extent = t.size;
+  if (Rank::UserOp *u = find_user_op(*call.self, op)) {
+    out.user = u->fn;
+    out.commutative = u->commutative;
+    out.handle = handle;
+    out.type = std::make_shared<const datatype::Type>(t);
+    return true;
+  }
+  if (op == MPI_OP_NULL) return call.fail(MPI_ERR_OP, "op=MPI_OP_NULL");
+  if (!predefined_op(op))
+    return call.fail(MPI_ERR_OP, "op 0x%x is not a valid operation for a collective",
+                     static_cast<unsigned>(op));
+  const datatype::Builtin *b = datatype::builtin(t.basic);
+  datatype::ReduceFn f = b ? datatype::reduction(op, t.basic) : nullptr;
+  if (!f)
+    return call.fail(MPI_ERR_OP, "%s is not defined for datatype %s", datatype::op_name(op),
+                     b ? type_label(t.basic) : type_label(handle));
+  out.fn = f;
+  out.basic_per_elem = t.basic_count ? t.basic_count : 1;
+  out.basic_size = b->size;
+  out.basic_stride = b->extent;
+  return true;
+}
+
+namespace {
+
+// Common checks of the reductions: count, datatype, operation.
+struct Reduction {
+  datatype::Type t;
+  coll::Reducer op;
+  bool ok = false;
+  Reduction(Call &call, int count, MPI_Datatype type, MPI_Op mpi_op) {
+    if (!call || !call.count(count, "count")) return;
+    const datatype::Type *tp = call.type(type);
+    if (!tp) return;
+    t = *tp;
+    ok = make_reducer(call, mpi_op, type, t, op);
+  }
+};
+
+bool check_alias(Call &call, const void *sendbuf, const void *recvbuf, long long n) {
+  if (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf && n > 0)
+    return call.fail(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+  return true;
+}
+
+int barrier_impl(MPI_Comm comm, MPI_Request *req, const char *fn) {
+  Call call(fn, comm, req);
+  if (!call) return call.err;
+  return call.launch([](const comm::Comm &c, int tag) { coll::barrier(c, tag); });
+}
+
+int bcast_impl(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req,
+               const char *fn) {
+  Call call(fn, comm, req);
+  if (!call || !call.count(count, "count") || !call.root(root)) return call.err;
+  const datatype::Type *tp = call.type(type);
+  if (!tp) return call.err;
+  if (!call.buffer(buf, count, "buffer")) return call.err;
+  return call.launch([t = *tp, buf, count, root](const comm::Comm &c, int tag) {
+    const bool at_root = c.rank == root;
+    Packed d(t, buf, static_cast<std::size_t>(count), at_root);
+    coll::bcast(c, tag, d.data(), d.bytes(), root);
+    if (!at_root) d.store();
+  });
+}
+
+int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *req, const char *fn) {
+  Call call(fn, comm, req);
+  if (!call || !call.root(root)) return call.err;
+  Reduction red(call, count, type, op);
+  if (!red.ok) return call.err;
+  const bool at_root = call.rank() == root;
+  if (sendbuf == MPI_IN_PLACE && !at_root)
+    return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is only allowed at the root"), call.err;
+  if (at_root && !check_alias(call, sendbuf, recvbuf, count)) return call.err;
+  if (!call.buffer(sendbuf, count, "sendbuf") ||
+      (at_root && !call.buffer(recvbuf, count, "recvbuf")))
+    return call.err;
+  return call.launch(
+      [red = std::move(red), sendbuf, recvbuf, count, root](const comm::Comm &c, int tag) {
+        const auto n = static_cast<std::size_t>(count);
+        const bool at_root = c.rank == root, in_place = sendbuf == MPI_IN_PLACE;
+        Packed out(red.t, at_root ? recvbuf : nullptr, n, in_place);
+        Packed in(red.t, in_place ? nullptr : sendbuf, n, true);
+        coll::reduce(c, tag, in_place ? nullptr : in.data(), out.data(), n, red.op, root);
+        if (at_root) out.store();
+      });
+}
+
+int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *req, const char *fn) {
+  Call call(fn, comm, req);
+  Reduction red(call, count, type, op);
+  if (!red.ok) return call.err;
+  if (!check_alias(call, sendbuf, recvbuf, count) || !call.buffer(sendbuf, count, "sendbuf") ||
+      !call.buffer(recvbuf, count, "recvbuf"))
+    return call.err;
+  return call.launch([red = std::move(red), sendbuf, recvbuf, count](const comm::Comm &c, int tag) {
+    const auto n = static_cast<std::size_t>(count);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    Packed out(red.t, recvbuf, n, in_place);
+    Packed in(red.t, in_place ? nullptr : sendbuf, n, true);
+    coll::allreduce(c, tag, in_place ? nullptr : in.data(), out.data(), n, red.op);
+    out.store();
+  });
+}
+
+// Reduce_scatter and Reduce_scatter_block: `counts` has one entry per rank.
+int reduce_scatter_impl(const void *sendbuf, void *recvbuf, std::vector<int> counts,
+                        MPI_Datatype type, MPI_Op op, Call &call) {
+  long long total = 0;
+  for (int n : counts)
+    total += n;
+  const int mine = counts[static_cast<std::size_t>(call.rank())];
+  Reduction red(call, 0, type, op);
+  if (!red.ok) return call.err;
+  if (!check_alias(call, sendbuf, recvbuf, total) || !call.buffer(sendbuf, total, "sendbuf") ||
+      !call.buffer(recvbuf, mine, "recvbuf"))
+    return call.err;
+  return call.launch([red = std::move(red), sendbuf, recvbuf, counts = std::move(counts), total,
+                      mine](const comm::Comm &c, int tag) {
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    const auto all = static_cast<std::size_t>(total);
+    Packed in(red.t, in_place ? recvbuf : sendbuf, all, true);
+    std::vector<std::size_t> cs(counts.begin(), counts.end());
+    if (in_place) {
+      // The result goes to the start of recvbuf, which also held the input.
+      coll::reduce_scatter(c, tag, in.data(), in.data(), cs, red.op);
+      Packed out(red.t, recvbuf, static_cast<std::size_t>(mine), false);
+      if (out.data() != in.data()) std::memcpy(out.data(), in.data(), out.bytes());
+      out.store();
+      return;
+    }
+    Packed out(red.t, recvbuf, static_cast<std::size_t>(mine), false);
+    coll::reduce_scatter(c, tag, in.data(), out.data(), cs, red.op);
+    out.store();
+  });
+}
+
+int scan_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+              MPI_Comm comm, MPI_Request *req, bool exclusive, const char *fn) {
+  Call call(fn, comm, req);
+  Reduction red(call, count, type, op);
+  if (!red.ok) return call.err;
+  if (!check_alias(call, sendbuf, recvbuf, count) || !call.buffer(sendbuf, count, "sendbuf") ||
+      !call.buffer(recvbuf, count, "recvbuf"))
+    return call.err;
+  return call.launch(
+      [red = std::move(red), sendbuf, recvbuf, count, exclusive](const comm::Comm &c, int tag) {
+        const auto n = static_cast<std::size_t>(count);
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        Packed out(red.t, recvbuf, n, in_place);
+        Packed in(red.t, in_place ? nullptr : sendbuf, n, true);
+        if (exclusive)
+          coll::exscan(c, tag, in_place ? nullptr : in.data(), out.data(), n, red.op);
+        else
+          coll::scan(c, tag, in_place ? nullptr : in.data(), out.data(), n, red.op);
+        if (!exclusive || c.rank != 0) out.store();
+      });
+}
+
+} // namespace
+
+// ---- barrier, broadcast ----
+
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
-  static constexpr const char *fn = "MPI_Barrier";
-  auto self = enter(fn);
-  int err = MPI_SUCCESS;
-  comm::Comm *c = find_comm(*self, comm, fn, &err);
-  if (!c) return err;
-  coll::barrier(*c);
-  return MPI_SUCCESS;
+  return barrier_impl(comm, nullptr, "MPI_Barrier");
 }
 AMPI_PMPI_ALIAS(MPI_Barrier)
 
+extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+  return barrier_impl(comm, request, "MPI_Ibarrier");
+}
+AMPI_PMPI_ALIAS(MPI_Ibarrier)
+
 extern "C" int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  static constexpr const char *fn = "MPI_Bcast";
-  Args a = check(fn, comm, count, datatype);
-  if (!a.comm) return a.err;
-  if (!root_ok(*a.comm, root))
-    return raise(comm, MPI_ERR_ROOT, fn, "root=%d is not a rank of the communicator (size %d)",
-                 root, a.comm->size());
-  if (!buffer && count > 0)
-    return raise(comm, MPI_ERR_BUFFER, fn, "buffer=NULL with count=%d", count);
-  coll::bcast(*a.comm, buffer, static_cast<std::size_t>(count) * a.extent, root);
-  return MPI_SUCCESS;
+  return bcast_impl(buffer, count, datatype, root, comm, nullptr, "MPI_Bcast");
 }
 AMPI_PMPI_ALIAS(MPI_Bcast)
 
+extern "C" int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                           MPI_Request *request) {
+  return bcast_impl(buffer, count, datatype, root, comm, request, "MPI_Ibcast");
+}
+AMPI_PMPI_ALIAS(MPI_Ibcast)
+
+// ---- reductions ----
+
 extern "C" int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, int root, MPI_Comm comm) {
-  static constexpr const char *fn = "MPI_Reduce";
-  Args a = check(fn, comm, count, datatype);
-  if (!a.comm) return a.err;
-  if (!root_ok(*a.comm, root))
-    return raise(comm, MPI_ERR_ROOT, fn, "root=%d is not a rank of the communicator (size %d)",
-                 root, a.comm->size());
-  const bool at_root = a.comm->rank == root;
-  if (sendbuf == MPI_IN_PLACE && !at_root)
-    return raise(comm, MPI_ERR_BUFFER, fn, "sendbuf=MPI_IN_PLACE is only allowed at the root");
-  if (at_root && sendbuf != MPI_IN_PLACE && sendbuf == recvbuf && count > 0)
-    return raise(comm, MPI_ERR_BUFFER, fn,
-                 "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-  if (count > 0 && ((!sendbuf) || (at_root && !recvbuf)))
-    return raise(comm, MPI_ERR_BUFFER, fn, "sendbuf or recvbuf is NULL with count=%d", count);
-  int err = MPI_SUCCESS;
-  datatype::ReduceFn f = find_op(op, datatype, comm, fn, &err);
-  if (!f) return err;
-  coll::reduce(*a.comm, sendbuf == MPI_IN_PLACE ? nullptr : sendbuf, recvbuf,
-               static_cast<std::size_t>(count), {f, a.extent}, root);
-  return MPI_SUCCESS;
+  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, "MPI_Reduce");
 }
 AMPI_PMPI_ALIAS(MPI_Reduce)
 
+extern "C" int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
+  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, request, "MPI_Ireduce");
+}
+AMPI_PMPI_ALIAS(MPI_Ireduce)
+
 extern "C" int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm) {
-  static constexpr const char *fn = "MPI_Allreduce";
-  Args a = check(fn, comm, count, datatype);
-  if (!a.comm) return a.err;
-  if (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf && count > 0)
-    return raise(comm, MPI_ERR_BUFFER, fn,
-                 "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-  if (count > 0 && (!sendbuf || !recvbuf))
-    return raise(comm, MPI_ERR_BUFFER, fn, "sendbuf or recvbuf is NULL with count=%d", count);
-  int err = MPI_SUCCESS;
-  datatype::ReduceFn f = find_op(op, datatype, comm, fn, &err);
-  if (!f) return err;
-  coll::allreduce(*a.comm, sendbuf == MPI_IN_PLACE ? nullptr : sendbuf, recvbuf,
-                  static_cast<std::size_t>(count), {f, a.extent});
-  return MPI_SUCCESS;
+  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, nullptr, "MPI_Allreduce");
 }
 AMPI_PMPI_ALIAS(MPI_Allreduce)
 
+extern "C" int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iallreduce");
+}
+AMPI_PMPI_ALIAS(MPI_Iallreduce)
+
+namespace {
+
+int rs_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *req, const char *fn) {
+  Call call(fn, comm, req);
+  if (!call || !call.count(recvcount, "recvcount")) return call.err;
+  return reduce_scatter_impl(sendbuf, recvbuf,
+                             std::vector<int>(static_cast<std::size_t>(call.size()), recvcount),
+                             datatype, op, call);
+}
+
+int rs(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+       MPI_Comm comm, MPI_Request *req, const char *fn) {
+  Call call(fn, comm, req);
+  if (!call || !call.counts(recvcounts, call.size(), "recvcounts")) return call.err;
+  return reduce_scatter_impl(
+      sendbuf, recvbuf, std::vector<int>(recvcounts, recvcounts + call.size()), datatype, op, call);
+}
+
+} // namespace
+
+extern "C" int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return rs_block(sendbuf, recvbuf, recvcount, datatype, op, comm, nullptr,
+                  "MPI_Reduce_scatter_block");
+}
+AMPI_PMPI_ALIAS(MPI_Reduce_scatter_block)
+
+extern "C" int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                          MPI_Request *request) {
+  return rs_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request,
+                  "MPI_Ireduce_scatter_block");
+}
+AMPI_PMPI_ALIAS(MPI_Ireduce_scatter_block)
+
+extern "C" int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return rs(sendbuf, recvbuf, recvcounts, datatype, op, comm, nullptr, "MPI_Reduce_scatter");
+}
+AMPI_PMPI_ALIAS(MPI_Reduce_scatter)
+
+extern "C" int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request *request) {
+  return rs(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, "MPI_Ireduce_scatter");
+}
+AMPI_PMPI_ALIAS(MPI_Ireduce_scatter)
+
+extern "C" int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm) {
+  return scan_impl(sendbuf, recvbuf, count, datatype, op, comm, nullptr, false, "MPI_Scan");
+}
+AMPI_PMPI_ALIAS(MPI_Scan)
+
+extern "C" int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  return scan_impl(sendbuf, recvbuf, count, datatype, op, comm, request, false, "MPI_Iscan");
+}
+AMPI_PMPI_ALIAS(MPI_Iscan)
+
+extern "C" int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm) {
+  return scan_impl(sendbuf, recvbuf, count, datatype, op, comm, nullptr, true, "MPI_Exscan");
+}
+AMPI_PMPI_ALIAS(MPI_Exscan)
+
+extern "C" int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  return scan_impl(sendbuf, recvbuf, count, datatype, op, comm, request, true, "MPI_Iexscan");
+}
+AMPI_PMPI_ALIAS(MPI_Iexscan)
+
+// ---- local reductions and user-defined operations ----
+
 extern "C" int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op) {
-  static constexpr const char *fn = "MPI_Reduce_local";
-  Args a = check(fn, MPI_COMM_WORLD, count, datatype);
-  if (!a.comm) return a.err;
-  if (count > 0 && (!inbuf || !inoutbuf))
-    return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn, "inbuf or inoutbuf is NULL");
-  int err = MPI_SUCCESS;
-  datatype::ReduceFn f = find_op(op, datatype, MPI_COMM_WORLD, fn, &err);
-  if (!f) return err;
-  f(inbuf, inoutbuf, static_cast<std::size_t>(count));
+  Call call("MPI_Reduce_local", MPI_COMM_WORLD, nullptr);
+  Reduction red(call, count, datatype, op);
+  if (!red.ok) return call.err;
+  if (!call.buffer(inbuf, count, "inbuf") || !call.buffer(inoutbuf, count, "inoutbuf"))
+    return call.err;
+  const auto n = static_cast<std::size_t>(count);
+  Packed in(red.t, inbuf, n, true);
+  Packed io(red.t, inoutbuf, n, true);
+  red.op(in.data(), io.data(), n);
+  io.store();
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Reduce_local)
 
+extern "C" int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
+  static constexpr const char *fn = "MPI_Op_create";
+  auto self = enter(fn);
+  if (!user_fn) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "user_fn=NULL");
+  if (!op) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op=NULL");
+  auto &ops = self->user_ops;
+  std::size_t i = 0;
+  while (i < ops.size() && ops[i])
+    ++i;
+  if (i == ops.size()) ops.emplace_back();
+  ops[i] = Rank::UserOp{user_fn, commute != 0};
+  *op = static_cast<MPI_Op>(kUserOpKind + static_cast<unsigned>(i));
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Op_create)
+
+extern "C" int PMPI_Op_free(MPI_Op *op) {
+  static constexpr const char *fn = "MPI_Op_free";
+  auto self = enter(fn);
+  if (!op) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op=NULL");
+  if (predefined_op(*op) || *op == MPI_REPLACE || *op == MPI_NO_OP)
+    return raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "%s is a predefined operation",
+                 datatype::op_name(*op));
+  if (!find_user_op(*self, *op))
+    return raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "op 0x%x is not a valid operation",
+                 static_cast<unsigned>(*op));
+  // Collectives in flight keep their own copy of the function pointer.
+  self->user_ops[static_cast<unsigned>(*op) - kUserOpKind].reset();
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Op_free)
+
 extern "C" int PMPI_Op_commutative(MPI_Op op, int *commute) {
   static constexpr const char *fn = "MPI_Op_commutative";
+  auto self = enter(fn);
   if (!commute) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "commute=NULL");
+  if (Rank::UserOp *u = find_user_op(*self, op)) {
+    *commute = u->commutative;
+    return MPI_SUCCESS;
+  }
   if (!datatype::op_name(op))
     return raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "op is not a valid operation");
   *commute = 1; // every predefined operation is commutative

@@ -76,6 +76,7 @@ constexpr ClassInfo kClasses[] = {
     {MPI_ERR_RMA_ATTACH, "MPI_ERR_RMA_ATTACH", "memory cannot be attached"},
     {MPI_ERR_RMA_SHARED, "MPI_ERR_RMA_SHARED", "memory cannot be shared"},
     {MPI_ERR_RMA_FLAVOR, "MPI_ERR_RMA_FLAVOR", "wrong window flavor"},
+    {MPI_ERR_ASSERT, "MPI_ERR_ASSERT", "invalid assert argument"},
 };
 
 const ClassInfo *find_class(int code) {

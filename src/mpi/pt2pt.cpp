@@ -1,7 +1,7 @@
-// src/mpi/pt2pt.cpp — the MPI point-to-point functions: argument checks, handles, statuses and
-// MPI_PROC_NULL, over src/p2p.
-#include "mpi/common.hpp"
-#include "p2p/p2p.hpp"
+// src/mpi/pt2pt.cpp — the MPI point-to-point functions: argument checks, handles, statuses,
+// MPI_PROC_NULL and datatypes (non-contiguous ones through a packed staging copy), over src/p2p.
+// Persistent and generalized requests: pt2pt_persistent.cpp; matched probes: pt2pt_mprobe.cpp.
+#include "mpi/pt2pt.hpp"
 
 #include <cstring>
 #include <memory>
@@ -9,16 +9,10 @@
 
 using namespace ampi;
 using namespace ampi::mpi;
+using namespace ampi::mpi::pt2pt;
 
-namespace {
+namespace ampi::mpi::pt2pt {
 
-struct Checked {
-  comm::Comm *comm = nullptr;
-  std::size_t bytes = 0;
-  int err = MPI_SUCCESS;
-};
-
-// Checks a send or receive's arguments; `peer` is dest (send) or source (receive).
 Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Datatype type, int peer,
               int tag, MPI_Comm comm, bool is_recv) {
   Checked r;
@@ -31,8 +25,8 @@ Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Dataty
     r.comm = nullptr;
     return r;
   }
-  const std::size_t extent = element_extent(type, comm, fn, &r.err);
-  if (!extent) [[unlikely]] {
+  const datatype::Type *t = find_type(self, type, comm, fn, &r.err);
+  if (!t) [[unlikely]] {
     r.comm = nullptr;
     return r;
   }
@@ -51,12 +45,15 @@ Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Dataty
     r.comm = nullptr;
     return r;
   }
-  if (!buf && count > 0 && peer != MPI_PROC_NULL) [[unlikely]] {
+  // (A derived type may address absolute locations from MPI_BOTTOM.)
+  if (!buf && count > 0 && peer != MPI_PROC_NULL && t->size && datatype::predefined(type))
+      [[unlikely]] {
     r.err = raise(comm, MPI_ERR_BUFFER, fn, "buf=NULL with count=%d", count);
     r.comm = nullptr;
     return r;
   }
-  r.bytes = static_cast<std::size_t>(count) * extent;
+  r.type = t;
+  r.bytes = static_cast<std::size_t>(count) * t->size;
   return r;
 }
 
@@ -78,6 +75,10 @@ void proc_null_status(MPI_Status *st) {
   st->ampi_count = 0;
 }
 
+} // namespace ampi::mpi::pt2pt
+
+namespace {
+
 void fill_status(MPI_Status *st, const p2p::Request &r) {
   if (st == MPI_STATUS_IGNORE) return;
   if (r.kind == p2p::Kind::Send) {
@@ -94,14 +95,171 @@ void fill_status(MPI_Status *st, const p2p::Request &r) {
   st->ampi_cancelled = r.cancelled;
 }
 
-int truncation(const p2p::Request &r, MPI_Comm comm, const char *fn) {
+struct Truncation {
+  int source, tag;
+  std::size_t capacity, bytes;
+};
+
+int truncation(const Truncation &t, MPI_Comm comm, const char *fn) {
   return raise(comm, MPI_ERR_TRUNCATE, fn,
                "a message from rank %d (tag %d) is larger than the receive buffer (%zu bytes); "
                "only %zu bytes were written",
-               r.status_source, r.status_tag, r.capacity, r.status_bytes);
+               t.source, t.tag, t.capacity, t.bytes);
+}
+int truncation(const p2p::Request &r, MPI_Comm comm, const char *fn) {
+  return truncation(Truncation{r.status_source, r.status_tag, r.capacity, r.status_bytes}, comm,
+                    fn);
 }
 
-// A request that completes at once (MPI_PROC_NULL peers).
+// Unpacks a completed non-contiguous receive from its staging copy.
+void unpack_staged(p2p::Request &r) {
+  if (r.status_bytes)
+    datatype::unpack(*r.ext().dtype, r.ext().staging.get(), r.status_bytes, 0, r.ext().user_buf,
+                     r.ext().user_count);
+}
+
+} // namespace
+
+namespace ampi::mpi::pt2pt {
+
+std::shared_ptr<const datatype::Type> hold_type(Rank &self, MPI_Datatype handle,
+                                                const datatype::Type &t) {
+  if (std::shared_ptr<datatype::Derived> d = self.types.hold(handle))
+    return std::shared_ptr<const datatype::Type>(d, &d->type);
+  return std::shared_ptr<const datatype::Type>(std::shared_ptr<void>(), &t); // predefined: static
+}
+
+namespace {
+
+// Copies the packed bytes [0, n) of `count` elements of `st` at `sbuf` into the receive `rreq`:
+// packed straight into a contiguous receive buffer, or through a small bounce buffer into a
+// non-contiguous one (whose staging copy is then not needed).
+void pack_into(const datatype::Type &st, const void *sbuf, std::size_t scount, p2p::Request &rreq,
+               std::size_t n) {
+  if (rreq.on_complete != unpack_staged) {
+    datatype::pack(st, sbuf, scount, 0, rreq.recv_buf, n);
+    return;
+  }
+  rreq.on_complete = nullptr; // unpacked here
+  std::byte bounce[4096];
+  for (std::size_t at = 0; at < n;) {
+    const std::size_t k =
+        datatype::pack(st, sbuf, scount, at, bounce, std::min(n - at, sizeof bounce));
+    datatype::unpack(*rreq.ext().dtype, bounce, k, at, rreq.ext().user_buf, rreq.ext().user_count);
+    at += k;
+  }
+}
+
+void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
+  rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  rreq.status_bytes = std::min(bytes, rreq.capacity);
+  rreq.status_source = source;
+  rreq.status_tag = tag;
+}
+
+// A non-contiguous send. To a rank of this PE whose receive is posted, the data is packed
+// straight into the receive; otherwise it is packed into a staging copy and sent from there.
+[[gnu::noinline]] void send_noncontiguous(Rank &self, p2p::Request &req, const p2p::Route &route,
+                                          const datatype::Type &t, const void *buf,
+                                          std::size_t count, std::size_t bytes, p2p::Mode mode) {
+  if (Rank *dst = self.pe.local(route.dest_world)) {
+    if (matching::PostedReceive *posted =
+            dst->matching.take_posted({route.context, route.source, route.tag})) {
+      auto &rreq = static_cast<p2p::Request &>(*posted);
+      matched(rreq, bytes, route.source, route.tag);
+      pack_into(t, buf, count, rreq, rreq.status_bytes);
+      req.kind = p2p::Kind::Send;
+      req.cancelled = false;
+      req.send_buf = buf;
+      req.bytes = bytes;
+      req.unmatched = nullptr;
+      req.peer = dst;
+      req.status_error = MPI_SUCCESS;
+      req.status_bytes = bytes;
+      p2p::complete(rreq);
+      p2p::complete(req);
+      return;
+    }
+  }
+  if (!req.ext().staging)
+    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  datatype::pack(t, buf, count, 0, req.ext().staging.get(), bytes);
+  p2p::start_send(req, route, req.ext().staging.get(), bytes, mode);
+}
+
+// A non-contiguous receive. A message of this process already waiting (eager data, or a
+// rendezvous sender's buffer) is unpacked straight from where it is; otherwise the receive is
+// posted on a staging copy and unpacked when it completes.
+[[gnu::noinline]] void recv_noncontiguous(Rank &self, p2p::Request &req, std::uint32_t context,
+                                          int source, int tag, const datatype::Type &t,
+                                          MPI_Datatype handle, void *buf, std::size_t count,
+                                          std::size_t bytes) {
+  if (!req.ext().dtype) req.ext().dtype = hold_type(self, handle, t);
+  req.ext().user_buf = buf;
+  req.ext().user_count = count;
+  req.kind = p2p::Kind::Recv;
+  req.cancelled = false;
+  req.capacity = bytes;
+  req.pattern = {context, source, tag};
+  if (const auto *um = self.matching.peek_unexpected(req.pattern);
+      um && !static_cast<const p2p::Message *>(um)->data_tag) {
+    auto &m = static_cast<p2p::Message &>(*self.matching.take_unexpected(req.pattern));
+    p2p::Request *sreq = m.send_request;
+    matched(req, m.bytes, m.envelope.source, m.envelope.tag);
+    if (req.status_bytes)
+      datatype::unpack(t, sreq ? sreq->send_buf : m.data, req.status_bytes, 0, buf, count);
+    if (sreq) {
+      sreq->unmatched = nullptr;
+      p2p::complete(*sreq);
+    }
+    self.pe.messages().put(m);
+    req.on_complete = nullptr;
+    req.complete = true; // the caller is running: no wake-up needed
+    return;
+  }
+  if (!req.ext().staging)
+    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  req.on_complete = unpack_staged;
+  p2p::start_recv(req, context, source, tag, req.ext().staging.get(), bytes);
+}
+
+// The contiguous fast paths, inlined into MPI_Send / MPI_Recv and friends.
+[[gnu::always_inline]] inline void typed_send(Rank &self, p2p::Request &req,
+                                              const p2p::Route &route, const datatype::Type &t,
+                                              const void *buf, std::size_t count, std::size_t bytes,
+                                              p2p::Mode mode) {
+  if (t.contiguous) [[likely]] {
+    p2p::start_send(req, route, datatype::data_start(t, buf), bytes, mode);
+    return;
+  }
+  send_noncontiguous(self, req, route, t, buf, count, bytes, mode);
+}
+
+[[gnu::always_inline]] inline void typed_recv(Rank &self, p2p::Request &req, std::uint32_t context,
+                                              int source, int tag, const datatype::Type &t,
+                                              MPI_Datatype handle, void *buf, std::size_t count,
+                                              std::size_t bytes) {
+  if (t.contiguous) [[likely]] {
+    p2p::start_recv(req, context, source, tag, datatype::data_start(t, buf), bytes);
+    return;
+  }
+  recv_noncontiguous(self, req, context, source, tag, t, handle, buf, count, bytes);
+}
+
+} // namespace
+
+void start_typed_send(Rank &self, p2p::Request &req, const p2p::Route &route,
+                      const datatype::Type &t, const void *buf, std::size_t count,
+                      std::size_t bytes, p2p::Mode mode) {
+  typed_send(self, req, route, t, buf, count, bytes, mode);
+}
+
+void start_typed_recv(Rank &self, p2p::Request &req, std::uint32_t context, int source, int tag,
+                      const datatype::Type &t, MPI_Datatype handle, void *buf, std::size_t count,
+                      std::size_t bytes) {
+  typed_recv(self, req, context, source, tag, t, handle, buf, count, bytes);
+}
+
 MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
   p2p::Request &r = self.requests.create(self);
   r.kind = kind;
@@ -111,6 +269,49 @@ MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
   r.status_tag = MPI_ANY_TAG;
   return r.handle;
 }
+
+p2p::Request *find_request(Rank &self, MPI_Request h, const char *fn, int *err) {
+  p2p::Request *r = self.requests.find(h);
+  if (!r) [[unlikely]]
+    *err = raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "request 0x%x is not a valid request",
+                 static_cast<unsigned>(h));
+  return r;
+}
+
+int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status, const char *fn,
+           bool raise_truncation) {
+  int e = r.status_error;
+  if (r.kind == p2p::Kind::Generalized) [[unlikely]] {
+    // The user's query function makes the status; the free function ends the request.
+    MPI_Status st{};
+    st.MPI_SOURCE = MPI_ANY_SOURCE;
+    st.MPI_TAG = MPI_ANY_TAG;
+    const p2p::Generalized g = *r.ext().grequest;
+    e = g.query(g.extra_state, &st);
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    const int fe = g.free(g.extra_state);
+    if (e == MPI_SUCCESS) e = fe;
+    self.requests.release(r);
+    *handle = MPI_REQUEST_NULL;
+    return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "a generalized request failed");
+  }
+  fill_status(status, r);
+  const MPI_Comm comm = r.comm;
+  const Truncation t{r.status_source, r.status_tag, r.capacity, r.status_bytes};
+  if (r.op()) {
+    r.active = false; // persistent: stays allocated, inactive
+  } else {
+    self.requests.release(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  if (e != MPI_SUCCESS && raise_truncation) [[unlikely]]
+    return truncation(t, comm, fn);
+  return e;
+}
+
+} // namespace ampi::mpi::pt2pt
+
+namespace {
 
 int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, int dest, int tag,
                 MPI_Comm comm, p2p::Mode mode, MPI_Request *request) {
@@ -123,8 +324,17 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
     return MPI_SUCCESS;
   }
   const p2p::Route route{ck.comm->context, ck.comm->rank, tag, ck.comm->world_rank(dest)};
+  const datatype::Type &t = *ck.type;
+  const auto n = static_cast<std::size_t>(count);
   if (mode == p2p::Mode::Buffered) {
-    if (int e = p2p::start_bsend(route, buf, ck.bytes); e != MPI_SUCCESS)
+    std::unique_ptr<std::byte[]> packed;
+    const void *data = datatype::data_start(t, buf);
+    if (!t.contiguous) {
+      packed = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
+      datatype::pack(t, buf, n, 0, packed.get(), ck.bytes);
+      data = packed.get();
+    }
+    if (int e = p2p::start_bsend(route, data, ck.bytes); e != MPI_SUCCESS)
       return raise(comm, e, fn,
                    "the attached buffer (%zu bytes, %zu in use) has no room for %zu bytes plus "
                    "MPI_BSEND_OVERHEAD",
@@ -135,16 +345,53 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   if (!request) {
     p2p::Request req;
     req.owner = self;
-    p2p::start_send(req, route, buf, ck.bytes, mode);
+    typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
     p2p::wait(req, fn);
     return MPI_SUCCESS;
   }
   p2p::Request &req = self->requests.create(*self);
   req.comm = comm;
-  p2p::start_send(req, route, buf, ck.bytes, mode);
+  typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
   *request = req.handle;
   return MPI_SUCCESS;
 }
+
+} // namespace
+
+namespace {
+[[gnu::always_inline]] inline int recv_checked_inline(Rank &self, const char *fn, const Checked &ck,
+                                                      std::uint32_t context, int source, int tag,
+                                                      void *buf, int count, MPI_Datatype type,
+                                                      MPI_Comm comm, MPI_Status *status,
+                                                      MPI_Request *request) {
+  const auto n = static_cast<std::size_t>(count);
+  if (!request) {
+    p2p::Request req;
+    req.owner = &self;
+    typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
+    p2p::wait(req, fn);
+    fill_status(status, req);
+    if (req.status_error != MPI_SUCCESS) [[unlikely]]
+      return truncation(req, comm, fn);
+    return MPI_SUCCESS;
+  }
+  p2p::Request &req = self.requests.create(self);
+  req.comm = comm;
+  typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
+  *request = req.handle;
+  return MPI_SUCCESS;
+}
+} // namespace
+
+int ampi::mpi::pt2pt::recv_checked(Rank &self, const char *fn, const Checked &ck,
+                                   std::uint32_t context, int source, int tag, void *buf, int count,
+                                   MPI_Datatype type, MPI_Comm comm, MPI_Status *status,
+                                   MPI_Request *request) {
+  return recv_checked_inline(self, fn, ck, context, source, tag, buf, count, type, comm, status,
+                             request);
+}
+
+namespace {
 
 int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int source, int tag,
                 MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
@@ -159,43 +406,22 @@ int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int sou
       proc_null_status(status);
     return MPI_SUCCESS;
   }
-  if (!request) {
-    p2p::Request req;
-    req.owner = self;
-    p2p::start_recv(req, ck.comm->context, source, tag, buf, ck.bytes);
-    p2p::wait(req, fn);
-    fill_status(status, req);
-    if (req.status_error != MPI_SUCCESS) [[unlikely]]
-      return truncation(req, comm, fn);
-    return MPI_SUCCESS;
+  return recv_checked_inline(*self, fn, ck, ck.comm->context, source, tag, buf, count, type, comm,
+                             status, request);
+}
+
+// The bytes a buffer of `count` elements of `t` spans in memory: [lo, hi).
+void span(const datatype::Type &t, const void *buf, int count, const std::byte *&lo,
+          const std::byte *&hi) {
+  const auto *b = static_cast<const std::byte *>(buf);
+  if (!count || !t.size) {
+    lo = hi = b;
+    return;
   }
-  p2p::Request &req = self->requests.create(*self);
-  req.comm = comm;
-  p2p::start_recv(req, ck.comm->context, source, tag, buf, ck.bytes);
-  *request = req.handle;
-  return MPI_SUCCESS;
-}
-
-p2p::Request *find_request(Rank &self, MPI_Request h, const char *fn, int *err) {
-  p2p::Request *r = self.requests.find(h);
-  if (!r) [[unlikely]]
-    *err = raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "request 0x%x is not a valid request",
-                 static_cast<unsigned>(h));
-  return r;
-}
-
-// Finishes a completed request for the caller: status, error, handle freed.
-int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status, const char *fn,
-           bool raise_truncation) {
-  fill_status(status, r);
-  const int e = r.status_error;
-  const MPI_Comm comm = r.comm;
-  p2p::Request copy_for_message = r;
-  self.requests.release(r);
-  *handle = MPI_REQUEST_NULL;
-  if (e != MPI_SUCCESS && raise_truncation) [[unlikely]]
-    return truncation(copy_for_message, comm, fn);
-  return e;
+  const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(count - 1) * t.extent;
+  const std::ptrdiff_t a = std::min<std::ptrdiff_t>(0, last), z = std::max<std::ptrdiff_t>(0, last);
+  lo = b + a + t.true_lb;
+  hi = b + z + t.true_lb + t.true_extent;
 }
 
 } // namespace
@@ -265,10 +491,11 @@ extern "C" int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
   Checked sc = check(*self, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
   if (!sc.comm) return sc.err;
   // The standard forbids overlapping send and receive buffers here (MPI_Sendrecv_replace exists).
-  const auto *s0 = static_cast<const std::byte *>(sendbuf);
-  const auto *r0 = static_cast<const std::byte *>(recvbuf);
-  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL &&
-      s0 < r0 + rc.bytes && r0 < s0 + sc.bytes)
+  const std::byte *s0, *s1, *r0, *r1;
+  span(*sc.type, sendbuf, sendcount, s0, s1);
+  span(*rc.type, recvbuf, recvcount, r0, r1);
+  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL && s0 < r1 &&
+      r0 < s1)
     return raise(comm, MPI_ERR_BUFFER, fn,
                  "sendbuf and recvbuf overlap (use MPI_Sendrecv_replace to reuse one buffer)");
   MPI_Request sreq = MPI_REQUEST_NULL;
@@ -288,10 +515,21 @@ extern "C" int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
   auto self = enter(fn);
   Checked ck = check(*self, fn, buf, count, datatype, dest, sendtag, comm, false);
   if (!ck.comm) return ck.err;
+  // The data to send, packed; the receive then lands in buf with the caller's type.
+  Checked rc = check(*self, fn, buf, count, datatype, source, recvtag, comm, true);
+  if (!rc.comm) return rc.err;
   auto copy = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
-  if (ck.bytes) std::memcpy(copy.get(), buf, ck.bytes);
-  return PMPI_Sendrecv(copy.get(), count, datatype, dest, sendtag, buf, count, datatype, source,
-                       recvtag, comm, status);
+  if (ck.bytes)
+    datatype::pack(*ck.type, buf, static_cast<std::size_t>(count), 0, copy.get(), ck.bytes);
+  if (ck.bytes > static_cast<std::size_t>(INT_MAX))
+    return raise(comm, MPI_ERR_COUNT, fn, "%zu bytes are more than this call can send", ck.bytes);
+  MPI_Request sreq = MPI_REQUEST_NULL;
+  int e = send_common(fn, copy.get(), static_cast<int>(ck.bytes), MPI_BYTE, dest, sendtag, comm,
+                      p2p::Mode::Standard, &sreq);
+  if (e != MPI_SUCCESS) return e;
+  e = recv_common(fn, buf, count, datatype, source, recvtag, comm, status, nullptr);
+  const int e2 = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
+  return e != MPI_SUCCESS ? e : e2;
 }
 AMPI_PMPI_ALIAS(MPI_Sendrecv_replace)
 
@@ -307,6 +545,10 @@ extern "C" int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
   if (!r) return err;
+  if (inactive(*r)) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
   p2p::wait(*r, fn);
   return finish(*self, request, *r, status, fn, true);
 }
@@ -325,6 +567,11 @@ extern "C" int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
   if (!r) return err;
+  if (inactive(*r)) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
   if (!r->complete) {
     self->pe.yield(); // let the other ranks of this PE make the progress being polled for
     if (!r->complete) {
@@ -349,9 +596,21 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Statu
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, request, fn, &err);
   if (!r) return err;
+  if (inactive(*r)) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
   if (!r->complete) self->pe.yield();
   *flag = r->complete;
-  if (r->complete) fill_status(status, *r);
+  if (!r->complete) return MPI_SUCCESS;
+  if (r->kind == p2p::Kind::Generalized) {
+    MPI_Status st{};
+    const int e = r->ext().grequest->query(r->ext().grequest->extra_state, &st);
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "a generalized request failed");
+  }
+  fill_status(status, *r);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Request_get_status)
@@ -374,6 +633,7 @@ int resolve_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Reque
       return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn,
                    "array_of_requests[%d]=0x%x is not a valid request", i,
                    static_cast<unsigned>(reqs[i]));
+    if (inactive(*out[i])) out[i] = nullptr; // like MPI_REQUEST_NULL
   }
   return MPI_SUCCESS;
 }
@@ -567,10 +827,18 @@ extern "C" int PMPI_Request_free(MPI_Request *request) {
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
   if (!r) return err;
-  if (r->complete)
+  if (r->complete || inactive(*r)) {
+    if (r->kind == p2p::Kind::Generalized) r->ext().grequest->free(r->ext().grequest->extra_state);
     self->requests.release(*r);
-  else
-    r->freed = true; // released when it completes
+  } else {
+    // Released when it completes (an active send still delivers its message).
+    r->freed = true;
+    r->persistent = false;
+    if (r->kind == p2p::Kind::Generalized)
+      r->on_complete = [](p2p::Request &g) {
+        g.ext().grequest->free(g.ext().grequest->extra_state);
+      };
+  }
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
@@ -583,6 +851,11 @@ extern "C" int PMPI_Cancel(MPI_Request *request) {
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
   if (!r) return err;
+  if (inactive(*r)) return MPI_SUCCESS;
+  if (r->kind == p2p::Kind::Generalized) {
+    const int e = r->ext().grequest->cancel(r->ext().grequest->extra_state, r->complete);
+    return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "the cancel function failed");
+  }
   p2p::cancel(*r); // a request that already matched simply completes normally
   return MPI_SUCCESS;
 }
@@ -591,10 +864,17 @@ AMPI_PMPI_ALIAS(MPI_Cancel)
 extern "C" int PMPI_Test_cancelled(const MPI_Status *status, int *flag) {
   if (!status || !flag)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test_cancelled", "status or flag is NULL");
-  *flag = status->ampi_cancelled;
+  *flag = status->ampi_cancelled != 0;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Test_cancelled)
+
+extern "C" int PMPI_Status_set_cancelled(MPI_Status *status, int flag) {
+  if (!status) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status=NULL");
+  status->ampi_cancelled = flag != 0;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Status_set_cancelled)
 
 namespace {
 
@@ -648,40 +928,6 @@ extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_St
   return probe_common("MPI_Iprobe", source, tag, comm, flag, status);
 }
 AMPI_PMPI_ALIAS(MPI_Iprobe)
-
-extern "C" int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
-  static constexpr const char *fn = "MPI_Get_count";
-  if (!status || !count) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "status or count is NULL");
-  int err = MPI_SUCCESS;
-  const std::size_t extent = element_extent(datatype, MPI_COMM_WORLD, fn, &err);
-  if (!extent) return err;
-  const auto bytes = static_cast<std::size_t>(status->ampi_count);
-  *count = bytes % extent ? MPI_UNDEFINED : static_cast<int>(bytes / extent);
-  return MPI_SUCCESS;
-}
-AMPI_PMPI_ALIAS(MPI_Get_count)
-
-extern "C" int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
-                                   MPI_Count *count) {
-  static constexpr const char *fn = "MPI_Get_elements_x";
-  if (!status || !count) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "status or count is NULL");
-  int err = MPI_SUCCESS;
-  const std::size_t extent = element_extent(datatype, MPI_COMM_WORLD, fn, &err);
-  if (!extent) return err;
-  const auto bytes = static_cast<std::size_t>(status->ampi_count);
-  *count = bytes % extent ? MPI_UNDEFINED : static_cast<MPI_Count>(bytes / extent);
-  return MPI_SUCCESS;
-}
-AMPI_PMPI_ALIAS(MPI_Get_elements_x)
-
-extern "C" int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
-  MPI_Count c = 0;
-  if (!count) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_elements", "count=NULL");
-  int e = PMPI_Get_elements_x(status, datatype, &c);
-  if (e == MPI_SUCCESS) *count = static_cast<int>(c);
-  return e;
-}
-AMPI_PMPI_ALIAS(MPI_Get_elements)
 
 extern "C" int PMPI_Buffer_attach(void *buffer, int size) {
   static constexpr const char *fn = "MPI_Buffer_attach";

@@ -54,6 +54,9 @@ void RequestTable::release(Request &r) noexcept {
     free_slots_.push_back(slot);
   }
   r.handle = MPI_REQUEST_NULL;
+  // Give back what a datatype, persistent or generalized request held, now rather than at reuse.
+  r.extra.reset();
+  r.on_complete = nullptr;
   free_requests_.push_back(&r);
 }
 

@@ -4,6 +4,7 @@
 // MPI_Request handles to Requests.
 #pragma once
 
+#include "datatype/type.hpp"
 #include "matching/engine.hpp"
 
 #include <mpi.h>
@@ -20,9 +21,11 @@ class Rank;
 namespace ampi::p2p {
 
 enum class Mode : unsigned char { Standard, Synchronous, Buffered, Ready };
-enum class Kind : unsigned char { Send, Recv };
+enum class Kind : unsigned char { Send, Recv, Generalized };
 
 struct Message;
+struct Persistent;
+struct Generalized;
 
 struct Request : matching::PostedReceive {
   Kind kind = Kind::Send;
@@ -54,6 +57,66 @@ struct Request : matching::PostedReceive {
   void *on_complete_arg = nullptr;
 
   // The communicator the call named: its error handler reports this request's failures.
+  MPI_Comm comm = MPI_COMM_NULL;
+
+  // MPI_*_init: `persistent` is set (Extra::op); `active` from MPI_Start until the completion is
+  // reported.
+  bool active = false;
+  // What only non-contiguous, persistent and generalized requests need (one pointer here keeps
+  // the common Request small and cheap to make).
+  struct Extra;
+  std::unique_ptr<Extra> extra;
+  Extra &ext();
+  Persistent *op() const noexcept;
+};
+
+// What a persistent request repeats (src/mpi/pt2pt_persistent.cpp).
+struct Persistent {
+  Kind kind = Kind::Send;
+  Mode mode = Mode::Standard;
+  void *buf = nullptr;
+  std::size_t count = 0;
+  std::size_t bytes = 0; // packed bytes
+  std::shared_ptr<const datatype::Type> type;
+  int peer = MPI_PROC_NULL; // rank in the communicator, or MPI_PROC_NULL / MPI_ANY_SOURCE
+  int tag = 0;
+  std::uint32_t context = 0;
+  int my_rank = 0;    // sends: the sender's rank in the communicator
+  int peer_world = 0; // sends: the destination's world rank
+};
+
+struct Generalized {
+  MPI_Grequest_query_function *query = nullptr;
+  MPI_Grequest_free_function *free = nullptr;
+  MPI_Grequest_cancel_function *cancel = nullptr;
+  void *extra_state = nullptr;
+};
+
+struct Request::Extra {
+  // Non-contiguous datatypes (src/mpi/pt2pt.cpp): the packed copy a send sends from or a receive
+  // lands in; a receive unpacks it into `user_count` elements of `dtype` at `user_buf` when it
+  // completes (on_complete).
+  std::unique_ptr<std::byte[]> staging;
+  std::shared_ptr<const datatype::Type> dtype;
+  void *user_buf = nullptr;
+  std::size_t user_count = 0;
+  // MPI_*_init: the operation MPI_Start repeats.
+  std::unique_ptr<Persistent> op;
+  // MPI_Grequest_start: the user's callbacks.
+  std::unique_ptr<Generalized> grequest;
+};
+
+inline Request::Extra &Request::ext() {
+  if (!extra) extra = std::make_unique<Extra>();
+  return *extra;
+}
+inline Persistent *Request::op() const noexcept {
+  return extra ? extra->op.get() : nullptr;
+}
+
+// A message taken out of matching by MPI_Mprobe / MPI_Improbe, until MPI_Mrecv / MPI_Imrecv.
+struct MatchedMessage {
+  Message *message = nullptr;
   MPI_Comm comm = MPI_COMM_NULL;
 };
 

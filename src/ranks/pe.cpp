@@ -203,6 +203,10 @@ Pe::~Pe() {
     threads_->pe_ = nullptr;
     threads_->unlock();
   }
+  // rma: windows the program did not free hold UCX registrations and keys; drop them while UCX
+  // is still there.
+  for (auto &r : ranks_)
+    r->windows.clear();
   if (transport_) {
     pmix_->fence(); // nobody still needs to reach us
     // Finalize PMIx before the (slower) UCX teardown, so that the launcher hears of it while
@@ -293,6 +297,27 @@ void Pe::block(const char *call) {
   r.blocked_in = call;
   scheduler_.block();
   r.blocked_in = nullptr;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" void __asan_unpoison_memory_region(void const volatile *addr, std::size_t size);
+#endif
+
+void Pe::spawn_helper(Rank &r, std::function<void()> body) {
+  // Finished helpers were already counted by run() (it sees every task that ends at once).
+  std::erase_if(r.helper_tasks, [](const auto &t) {
+    if (!t->finished()) return false;
+#if defined(__SANITIZE_ADDRESS__)
+    // Its first frame never returned: clear its shadow before the stack's pages are reused.
+    __asan_unpoison_memory_region(t->stack_low(), t->stack_size());
+#endif
+    return true;
+  });
+  r.helper_tasks.push_back(std::make_unique<ranks::Task>(config_.stack_size, std::move(body)));
+  ranks::Task &t = *r.helper_tasks.back();
+  t.owner = &r;
+  ++live_ranks_;
+  scheduler_.spawn(t);
 }
 
 void Pe::exit_current(int code) noexcept {

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -108,9 +109,14 @@ public:
   }
   void wake(Rank &r) noexcept {
     scheduler_.make_ready(r.task);
+    for (auto &t : r.helper_tasks) // coll: internal tasks of r may wait for the same event
+      scheduler_.make_ready(*t);
     if (threaded()) [[unlikely]]
       notify_threads();
   }
+  // coll: starts an internal task that runs `body` as rank `r` (Pe::current() is r inside it),
+  // e.g. a non-blocking collective. It counts as a live task until its body returns.
+  void spawn_helper(Rank &r, std::function<void()> body);
   [[noreturn]] void exit_current(int code) noexcept;
 
   // MPI_THREAD_SERIALIZED/MULTIPLE (see threads.hpp; src/ranks/threads.cpp). The PE is threaded

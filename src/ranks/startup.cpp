@@ -1,6 +1,9 @@
-// src/ranks/startup.cpp — the library's entry from the program: ampi_main() builds the PE and
-// runs the program's main once per virtual rank; ampi_exit_rank() turns exit() in a rank into the
-// end of that rank (or of the job, if the rank is between MPI_Init and MPI_Finalize).
+// src/ranks/startup.cpp — the library's entry from the program: ampi_start() (from the program's
+// first constructor) and ampi_main() (from its main, the fallback) build the PE and run the
+// program's main once per virtual rank — each rank in its own copy of the program when several
+// share the process (src/privatize); ampi_exit_rank() turns exit() in a rank into the end of that
+// rank (or of the job, if the rank is between MPI_Init and MPI_Finalize).
+#include "privatize/privatize.hpp"
 #include "ranks/pe.hpp"
 
 #include <cstdio>
@@ -34,10 +37,29 @@ int take_vp_argument(std::vector<std::string> &args) {
   return vp;
 }
 
-} // namespace
+// AMPI_PRIVATIZE: "auto" (the default: per-rank copies when a process runs several ranks), "off"
+// (never), "on" (also for a single rank per process).
+enum class Privatize { Off, Auto, On };
 
-extern "C" int ampi_main(int argc, char **argv, char **envp,
-                         int (*user_main)(int, char **, char **)) {
+Privatize privatize_mode() {
+  const char *v = std::getenv("AMPI_PRIVATIZE");
+  if (!v || !*v || std::strcmp(v, "auto") == 0) return Privatize::Auto;
+  for (const char *off : {"0", "off", "no", "false"})
+    if (std::strcmp(v, off) == 0) return Privatize::Off;
+  for (const char *on : {"1", "on", "yes", "true"})
+    if (std::strcmp(v, on) == 0) return Privatize::On;
+  std::fprintf(stderr, "ampi: AMPI_PRIVATIZE=%s: expected auto, on or off\n", v);
+  std::exit(2);
+}
+
+// From the program's first constructor (`self`): nullptr when called from main.
+struct StartPoint {
+  void (*self)(int, char **, char **) = nullptr;
+  ampi::privatize::Image *image = nullptr; // the program file, readable
+};
+
+int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, char **),
+            StartPoint start) {
   std::vector<std::string> args(argv, argv + argc);
   const int vp = take_vp_argument(args);
   auto join = []() -> std::optional<ampi::pmi::PmixClient> {
@@ -53,12 +75,65 @@ extern "C" int ampi_main(int argc, char **argv, char **envp,
   const int my_pe = pmix ? pmix->rank() : 0;
   ampi::PeConfig config = ampi::PeConfig::from_environment(vp, npes, my_pe);
   try {
+    // From the first constructor, the program's own constructors have not run: either each
+    // rank's copy runs them, or they run here, once, before the ranks start.
+    std::optional<ampi::privatize::Programs> programs;
+    if (start.self) {
+      const Privatize mode = privatize_mode();
+      const bool shared = config.placement.count_of(my_pe) > 1;
+      ampi::privatize::Image &image = *start.image;
+      // Notes and warnings from the first process only: every process runs the same program.
+      const bool tell = my_pe == 0;
+      if (mode == Privatize::On || (mode == Privatize::Auto && shared)) {
+        std::string problem = image.problem();
+        if (problem.empty()) {
+          try {
+            programs.emplace(image);
+          } catch (const std::exception &e) {
+            problem = e.what();
+          }
+        }
+        if (programs) {
+          if (tell)
+            for (const std::string &note : image.notes())
+              std::fprintf(stderr, "ampi: note: %s: %s\n", image.path().c_str(), note.c_str());
+          image.disable_fini();
+          user_main = ampi::privatize::Programs::rank_main;
+        } else if (tell) {
+          std::fprintf(stderr,
+                       "ampi: warning: %s: the ranks of a process share its global variables "
+                       "(no per-rank copies): %s\n",
+                       image.path().c_str(), problem.c_str());
+        }
+      }
+      if (!programs) image.run_init_after(start.self, argc, argv, envp);
+    }
     ampi::Pe pe(config, std::move(pmix), user_main, std::move(args), envp);
     return pe.run();
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ampi: %s\n", e.what());
     return 1;
   }
+}
+
+} // namespace
+
+extern "C" int ampi_main(int argc, char **argv, char **envp,
+                         int (*user_main)(int, char **, char **)) {
+  return run_job(argc, argv, envp, user_main, {});
+}
+
+// The program's first constructor. In a per-rank copy being loaded: hands over the copy's main.
+// In the program as started: runs the whole job, then exits (the program's main is never
+// reached from the C start-up code).
+extern "C" void ampi_start(int argc, char **argv, char **envp,
+                           int (*user_main)(int, char **, char **),
+                           void (*self)(int, char **, char **), void *dso) {
+  if (ampi::privatize::Programs::take_loading_main(user_main, dso)) return;
+  if (ampi::Pe::get_if()) return; // a copy loaded by the program itself: nothing to start
+  ampi::privatize::Image image;
+  if (!image.readable()) return; // cannot find our constructors: the classic start from main
+  std::exit(run_job(argc, argv, envp, user_main, {self, &image}));
 }
 
 extern "C" void ampi_exit_rank(int status) {
@@ -74,5 +149,6 @@ extern "C" void ampi_exit_rank(int status) {
                  r->world_rank, status);
     ampi::Pe::abort_job(status != 0 ? status : 1);
   }
+  ampi::privatize::Programs::unload_current(*r); // this rank's destructors and atexit handlers
   pe->exit_current(status);
 }

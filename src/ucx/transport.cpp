@@ -68,7 +68,9 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
     fail("ucp_config_read", st);
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-  params.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
+  // RMA and AMO: one-sided communication (src/ucx/rma.cpp).
+  params.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP | UCP_FEATURE_RMA | UCP_FEATURE_AMO32 |
+                    UCP_FEATURE_AMO64;
   params.mt_workers_shared = 0;
   ucs_status_t st = ucp_init(&params, config, &context_);
   ucp_config_release(config);

@@ -88,6 +88,13 @@ public:
   int pe_count() const noexcept { return npes_; }
   int my_pe() const noexcept { return my_pe_; }
 
+  // For one-sided communication (src/ucx/rma.cpp): the UCP context (memory registration), the
+  // worker (progress, flush) and the endpoint to a PE (created on first use; also to our own PE,
+  // for atomics on our own memory).
+  ucp_context_h ucp_context() const noexcept { return context_; }
+  ucp_worker_h ucp_worker() const noexcept { return worker_; }
+  ucp_ep_h ucp_endpoint(int pe) { return endpoint(pe); }
+
 private:
   // A pre-posted receive for envelopes (header plus eager data at most).
   struct EnvelopeSlot {

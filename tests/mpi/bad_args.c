@@ -1241,10 +1241,11 @@ static int env_init_thread_twice(Ctx *c) {
 
 /* ============================== unsupported functions ======================================= */
 
-static int unsup_gather(Ctx *c) {
+/* (MPI_Gather was the unsupported example until the collectives were implemented.) */
+static int gather_root_size(Ctx *c) {
   int s[1] = {1}, *r = mt_malloc(sizeof(int) * (size_t)c->size), rc;
   pat_fill(r, sizeof(int) * (size_t)c->size, 60);
-  rc = MPI_Gather(s, 1, MPI_INT, r, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  rc = MPI_Gather(s, 1, MPI_INT, r, 1, MPI_INT, c->size, MPI_COMM_WORLD);
   pat_expect(c, r, sizeof(int) * (size_t)c->size, 60, "recvbuf");
   free(r);
   return rc;
@@ -1257,9 +1258,9 @@ static int unsup_intercomm_create(Ctx *c) {
   return rc;
 }
 
-static int unsup_type_contiguous(Ctx *c) {
+static int unsup_type_f90_real(Ctx *c) {
   MPI_Datatype t = (MPI_Datatype)SENT;
-  int rc = MPI_Type_contiguous(2, MPI_INT, &t);
+  int rc = MPI_Type_create_f90_real(6, 30, &t);
   EXPECT_SENT(c, t, "newtype");
   return rc;
 }
@@ -1542,10 +1543,11 @@ static const Case kCases[] = {
     {"MPI_Init twice", MPI_ERR_OTHER, env_init_twice, 1},
     {"MPI_Init_thread after MPI_Init", MPI_ERR_OTHER, env_init_thread_twice, 1},
     /* unsupported functions */
-    {"MPI_Gather (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_gather, 1},
+    {"MPI_Gather root=size", MPI_ERR_ROOT, gather_root_size, 1},
     {"MPI_Intercomm_create (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_intercomm_create,
      1},
-    {"MPI_Type_contiguous (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_type_contiguous, 1},
+    {"MPI_Type_create_f90_real (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_type_f90_real,
+     1},
     /* truncation */
     {"MPI_Recv truncation", MPI_ERR_TRUNCATE, trunc_recv, 1},
     {"MPI_Recv truncation (800 KB into 4 KB)", MPI_ERR_TRUNCATE, trunc_recv_large, 1},

@@ -126,7 +126,7 @@ case_show() {
   [ -n "$cxx_cmd" ] || fail "mpicxx --showme:command printed nothing"
   compile=$("$mpicc" --showme:compile)
   link=$("$mpicc" --showme:link)
-  same "--showme:compile" "$compile" "-I$prefix/include"
+  same "--showme:compile" "$compile" "-I$prefix/include -fPIC"
   case " $link " in
     " -L$prefix/lib -Wl,-rpath,$prefix/lib "*"-Wl,--wrap=main "*"$prefix/lib/libampi_start.a -lampi ")
       echo "ok: --showme:link: $link"
@@ -190,36 +190,36 @@ case_args() {
 
   AMPI_CC=$work/logcc "$mpicc" -c 'a b.c' -o 'x y.o' -DMSG='"hello world"' -Wl,-z,now \
     '' '$HOME' '*' -x c++ @objs.rsp
-  expect_log "compile: arguments unchanged, in order" "$inc" -c 'a b.c' -o 'x y.o' \
+  expect_log "compile: arguments unchanged, in order" "$inc" -fPIC -c 'a b.c' -o 'x y.o' \
     -DMSG='"hello world"' -Wl,-z,now '' '$HOME' '*' -x c++ @objs.rsp
 
   OMPI_CC=$work/logcc "$mpicc" 'a b.o' -o 'my prog' -Wl,--as-needed -lm
-  expect_log "link: program flags appended" "$inc" 'a b.o' -o 'my prog' -Wl,--as-needed -lm \
+  expect_log "link: program flags appended" "$inc" -fPIC 'a b.o' -o 'my prog' -Wl,--as-needed -lm \
     $(link_flags_lines)
   MPICH_CXX=$work/logcc "$mpicxx" x.o -o x
-  expect_log "mpicxx link" "$inc" x.o -o x $(link_flags_lines)
+  expect_log "mpicxx link" "$inc" -fPIC x.o -o x $(link_flags_lines)
   AMPI_CXX=$work/logcc "$mpicxx" -x c++ a.c -o a
-  expect_log "-x c++ is ended before the link inputs" "$inc" -x c++ a.c -o a -x none \
+  expect_log "-x c++ is ended before the link inputs" "$inc" -fPIC -x c++ a.c -o a -x none \
     $(link_flags_lines)
   AMPI_CXX=$work/logcc "$mpicxx" -xc++ a.c -x none b.o -o a
-  expect_log "-x none already in effect" "$inc" -xc++ a.c -x none b.o -o a $(link_flags_lines)
+  expect_log "-x none already in effect" "$inc" -fPIC -xc++ a.c -x none b.o -o a $(link_flags_lines)
 
   AMPI_CC=$work/logcc "$mpicc" -shared -fPIC a.o -o liba.so
-  expect_log "-shared: only -L, rpath, -lampi" "$inc" -shared -fPIC a.o -o liba.so \
+  expect_log "-shared: only -L, rpath, -lampi" "$inc" -fPIC -shared -fPIC a.o -o liba.so \
     "-L$prefix/lib" "-Wl,-rpath,$prefix/lib" -lampi
 
   for mode in -c -S -E -M -MM -fsyntax-only; do
     AMPI_CC=$work/logcc "$mpicc" "$mode" hello.c
-    expect_log "$mode" "$inc" "$mode" hello.c
+    expect_log "$mode" "$inc" -fPIC "$mode" hello.c
   done
   AMPI_CC=$work/logcc "$mpicc" -MT x -MD -MP -MF dep.d -c hello.c -o hello.o
-  expect_log "-MT -MD -MP -MF -c" "$inc" -MT x -MD -MP -MF dep.d -c hello.c -o hello.o
+  expect_log "-MT -MD -MP -MF -c" "$inc" -fPIC -MT x -MD -MP -MF dep.d -c hello.c -o hello.o
   AMPI_CC=$work/logcc "$mpicc" -MD -MF dep.d hello.c -o hello
-  expect_log "-MD -MF with a link" "$inc" -MD -MF dep.d hello.c -o hello $(link_flags_lines)
+  expect_log "-MD -MF with a link" "$inc" -fPIC -MD -MF dep.d hello.c -o hello $(link_flags_lines)
   AMPI_CC=$work/logcc "$mpicc" -MF -c hello.c
-  expect_log "the value of -MF is not an option" "$inc" -MF -c hello.c $(link_flags_lines)
+  expect_log "the value of -MF is not an option" "$inc" -fPIC -MF -c hello.c $(link_flags_lines)
   AMPI_CXX=$work/logcc "$mpicxx" -x c++ -E - </dev/null
-  expect_log "-x c++ -E - (stdin)" "$inc" -x c++ -E -
+  expect_log "-x c++ -E - (stdin)" "$inc" -fPIC -x c++ -E -
   for query in --version -dumpversion -dumpfullversion -dumpmachine -print-prog-name=ld \
     -print-search-dirs -print-libgcc-file-name --help; do
     AMPI_CC=$work/logcc "$mpicc" "$query"
@@ -228,16 +228,16 @@ case_args() {
   AMPI_CXX=$work/logcc "$mpicxx" -v
   log_has_no_link_flags "-v alone"
   AMPI_CC=$work/logcc "$mpicc"
-  expect_log "no arguments" "$inc"
+  expect_log "no arguments" "$inc" -fPIC
   AMPI_CC=$work/logcc "$mpicc" -v hello.c
-  expect_log "-v with a source links" "$inc" -v hello.c $(link_flags_lines)
+  expect_log "-v with a source links" "$inc" -fPIC -v hello.c $(link_flags_lines)
 
   printf '%s\n' "-O2 -c" '"hello.c"' >compile.rsp
   AMPI_CC=$work/logcc "$mpicc" @compile.rsp -o hello.o
-  expect_log "response file holding -c" "$inc" @compile.rsp -o hello.o
+  expect_log "response file holding -c" "$inc" -fPIC @compile.rsp -o hello.o
   printf '%s\n' "-shared a.o" >shared.rsp
   AMPI_CC=$work/logcc "$mpicc" @shared.rsp -o liba.so
-  expect_log "response file holding -shared" "$inc" @shared.rsp -o liba.so \
+  expect_log "response file holding -shared" "$inc" -fPIC @shared.rsp -o liba.so \
     "-L$prefix/lib" "-Wl,-rpath,$prefix/lib" -lampi
 }
 

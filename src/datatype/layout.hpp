@@ -1,0 +1,202 @@
+// src/datatype/layout.hpp — derived datatypes inside src/datatype and the MPI layer: the flattened
+// Layout of one element (merged (displacement, length) blocks with prefix sums, so that packing
+// any piece finds its start by binary search), the Derived record behind a user's handle (its
+// Type, how it was built for MPI_Type_get_contents, its name), the constructors, and the per-rank
+// table of handles (0x8c000000 | slot).
+//
+// A Derived record is shared: the handle table, the records built from it, pending requests and
+// the handles MPI_Type_get_contents returns all hold it, so MPI_Type_free only drops the handle.
+#pragma once
+
+#include "datatype/type.hpp"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ampi::datatype {
+
+struct Block {
+  std::ptrdiff_t disp; // from the start of the element (buf + i * extent)
+  std::size_t len;     // bytes, > 0
+};
+
+struct Layout {
+  std::vector<Block> blocks;       // one element's data in type-map order; adjacent runs merged
+  std::vector<std::size_t> prefix; // prefix[i]: packed bytes before blocks[i]; back() == size
+};
+
+struct Derived {
+  Type type;
+  std::shared_ptr<const Layout> layout; // always set (type.layout may be null when contiguous)
+  // MPI_Type_get_envelope / get_contents.
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> types;                 // as the constructor was given them
+  std::vector<std::shared_ptr<const Derived>> sub; // parallel to types; null for predefined
+  std::size_t elements = 0;     // predefined elements in one element (MPI_Get_elements)
+  std::size_t align = 1;        // strictest alignment of its predefined types (struct padding)
+  bool explicit_bounds = false; // made by (or from) MPI_Type_create_resized: no struct padding
+  std::size_t copies = 0;       // subarray and darray: how many elements of types[0] it holds
+  std::string name;
+};
+
+// A constructor's input: a predefined type or a derived record.
+struct Input {
+  const Type *type = nullptr;
+  const Layout *layout = nullptr;
+  std::size_t elements = 1; // predefined elements in one (2 for the value-index pairs)
+  std::size_t align = 1;
+  bool explicit_bounds = false;
+  MPI_Datatype handle = MPI_DATATYPE_NULL;
+  std::shared_ptr<const Derived> derived; // null for predefined
+};
+
+// The Input for a predefined handle, or an empty Input (type == nullptr).
+Input predefined_input(MPI_Datatype t);
+// The Layout of a predefined type (type.cpp): one block, or two for the padded pair types.
+const Layout *predefined_layout(MPI_Datatype t) noexcept;
+std::size_t predefined_align(MPI_Datatype t) noexcept;
+// The value's bytes of a value-index pair type (MPI_DOUBLE_INT: 8), 0 for other types.
+std::size_t pair_value_size(MPI_Datatype t) noexcept;
+Input derived_input(MPI_Datatype handle, std::shared_ptr<const Derived> d);
+
+// The constructors (MPI semantics; arguments already checked). `ints`/`aints` of the result are
+// filled for get_contents.
+std::shared_ptr<Derived> make_contiguous(int count, const Input &old);
+std::shared_ptr<Derived> make_hvector(int count, int blocklen, MPI_Aint stride_bytes,
+                                      const Input &old);
+std::shared_ptr<Derived> make_hindexed(int count, const int *blocklens, const MPI_Aint *disps_bytes,
+                                       const Input &old);
+std::shared_ptr<Derived> make_struct(int count, const int *blocklens, const MPI_Aint *disps,
+                                     const Input *types);
+std::shared_ptr<Derived> make_resized(const Input &old, MPI_Aint lb, MPI_Aint extent);
+std::shared_ptr<Derived> make_dup(const Input &old);
+// Row-major (C) or column-major (Fortran) subarray; nullptr if `order` is invalid.
+std::shared_ptr<Derived> make_subarray(int ndims, const int *sizes, const int *subsizes,
+                                       const int *starts, int order, const Input &old);
+
+// MPI_Type_create_darray for process `rank` of `size`; nullptr and `*why` set when the arguments
+// do not describe a distribution.
+std::shared_ptr<Derived> make_darray(int size, int rank, int ndims, const int *gsizes,
+                                     const int *distribs, const int *dargs, const int *psizes,
+                                     int order, const Input &old, const char **why);
+
+// Predefined elements in the first `bytes` packed bytes of elements of `t` (MPI_Get_elements);
+// -1 when `bytes` ends inside a predefined element.
+long long elements_in(const Input &t, std::size_t bytes);
+// The packed bytes that hold the first `n` predefined elements (MPI_Status_set_elements).
+std::size_t bytes_for_elements(const Input &t, std::size_t n);
+// Calls f(predefined handle, count) for the predefined elements of `count` elements of `t`, in
+// packed order (adjacent runs of one type merged).
+template <class F> void for_each_predefined(const Input &t, std::size_t count, F &&f);
+
+// The per-rank handle table of derived datatypes.
+class TypeTable {
+public:
+  static constexpr unsigned kKind = 0x8c000000u;
+  MPI_Datatype add(std::shared_ptr<Derived> d);
+  Derived *find(MPI_Datatype h) const noexcept {
+    const unsigned slot = static_cast<unsigned>(h) ^ kKind;
+    return slot < slots_.size() ? slots_[slot].get() : nullptr;
+  }
+  std::shared_ptr<Derived> hold(MPI_Datatype h) const noexcept {
+    const unsigned slot = static_cast<unsigned>(h) ^ kKind;
+    return slot < slots_.size() ? slots_[slot] : nullptr;
+  }
+  void remove(MPI_Datatype h) noexcept;
+  std::size_t live() const noexcept { return slots_.size() - free_.size(); }
+
+private:
+  std::vector<std::shared_ptr<Derived>> slots_;
+  std::vector<unsigned> free_;
+};
+
+// ---- template definitions ----
+
+namespace detail {
+template <class F> struct RunMerger {
+  F &f;
+  MPI_Datatype cur = MPI_DATATYPE_NULL;
+  std::size_t n = 0;
+  void add(MPI_Datatype t, std::size_t k) {
+    if (!k) return;
+    if (t == cur) {
+      n += k;
+      return;
+    }
+    flush();
+    cur = t;
+    n = k;
+  }
+  void flush() {
+    if (n) f(cur, n);
+    n = 0;
+  }
+};
+// Calls f(Input, count) for the copies of inputs one element of `d` is made of, in packed order,
+// until f returns false.
+template <class F> void children(const Derived &d, F &&f) {
+  auto in = [&](std::size_t i) {
+    return d.sub[i] ? derived_input(d.types[i], d.sub[i]) : predefined_input(d.types[i]);
+  };
+  auto n = [](int v) { return static_cast<std::size_t>(v); };
+  switch (d.combiner) {
+  case MPI_COMBINER_DUP:
+  case MPI_COMBINER_RESIZED:
+    f(in(0), 1);
+    return;
+  case MPI_COMBINER_CONTIGUOUS:
+    f(in(0), n(d.ints[0]));
+    return;
+  case MPI_COMBINER_VECTOR:
+  case MPI_COMBINER_HVECTOR:
+  case MPI_COMBINER_INDEXED_BLOCK:
+  case MPI_COMBINER_HINDEXED_BLOCK:
+    f(in(0), n(d.ints[0]) * n(d.ints[1]));
+    return;
+  case MPI_COMBINER_INDEXED:
+  case MPI_COMBINER_HINDEXED: {
+    std::size_t total = 0;
+    for (int i = 0; i < d.ints[0]; ++i)
+      total += n(d.ints[1 + i]);
+    f(in(0), total);
+    return;
+  }
+  case MPI_COMBINER_STRUCT:
+    for (int i = 0; i < d.ints[0]; ++i)
+      if (!f(in(n(i)), n(d.ints[1 + i]))) return;
+    return;
+  case MPI_COMBINER_SUBARRAY:
+  case MPI_COMBINER_DARRAY:
+    f(in(0), d.copies);
+    return;
+  default:
+    return;
+  }
+}
+template <class M> void walk(const Input &t, std::size_t count, M &m) {
+  if (!count) return;
+  if (!t.derived) {
+    m.add(t.handle, count);
+    return;
+  }
+  for (std::size_t rep = 0; rep < count; ++rep)
+    children(*t.derived, [&](const Input &in, std::size_t k) {
+      walk(in, k, m);
+      return true;
+    });
+}
+} // namespace detail
+
+template <class F> void for_each_predefined(const Input &t, std::size_t count, F &&f) {
+  detail::RunMerger<F> m{f};
+  detail::walk(t, count, m);
+  m.flush();
+}
+
+} // namespace ampi::datatype

@@ -1,0 +1,191 @@
+// src/mpi/coll_common.hpp — what the MPI collective functions (src/mpi/coll*.cpp) share: argument
+// checks raised with the function's name, user buffers seen as packed bytes (in place for
+// contiguous datatypes, packed copies otherwise), and starting a collective either now (blocking)
+// or in an internal task of the rank that completes an MPI request (non-blocking).
+#pragma once
+
+#include "coll/coll.hpp"
+#include "mpi/common.hpp"
+#include "p2p/p2p.hpp"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace ampi::mpi::coll_detail {
+
+// One collective call: the calling rank, its communicator and the request handle (non-blocking).
+struct Call {
+  const char *fn;
+  MPI_Comm h;
+  MPI_Request *req;
+  Entered entered; // the calling rank, for the whole call (threads: holds the PE's mutex)
+  Rank *self = nullptr;
+  comm::Comm *c = nullptr;
+  int err = MPI_SUCCESS;
+
+  // Non-blocking calls are the ones named MPI_I...: their `request` must not be NULL.
+  Call(const char *fn_, MPI_Comm comm, MPI_Request *request)
+      : fn(fn_), h(comm), req(request), entered(enter(fn_)) {
+    const bool nonblocking = fn[4] == 'I';
+    self = entered;
+    if (!self) {
+      err = MPI_ERR_OTHER;
+      return;
+    }
+    c = find_comm(*self, comm, fn, &err);
+    if (!c) return;
+    if (nonblocking && !request) fail(MPI_ERR_ARG, "request=NULL");
+  }
+  explicit operator bool() const { return err == MPI_SUCCESS && c; }
+  int size() const { return c->size(); }
+  int rank() const { return c->rank; }
+
+  template <class... A> bool fail(int cls, const char *fmt, A... args) {
+    err = raise(h, cls, fn, fmt, args...);
+    return false;
+  }
+  bool count(int n, const char *arg) {
+    return n >= 0 || fail(MPI_ERR_COUNT, "%s=%d is negative", arg, n);
+  }
+  bool root(int r) {
+    return (r >= 0 && r < size()) ||
+           fail(MPI_ERR_ROOT, "root=%d is not a rank of the communicator (size %d)", r, size());
+  }
+  bool buffer(const void *b, long long n, const char *arg) {
+    return b || n <= 0 || fail(MPI_ERR_BUFFER, "%s=NULL with a count of %lld", arg, n);
+  }
+  // A datatype usable for communication; nullptr after raising.
+  const datatype::Type *type(MPI_Datatype t) { return find_type(*self, t, h, fn, &err); }
+  // An array of `n` non-negative counts.
+  bool counts(const int *a, int n, const char *arg) {
+    if (n > 0 && !a) return fail(MPI_ERR_ARG, "%s=NULL", arg);
+    for (int i = 0; i < n; ++i)
+      if (a[i] < 0) return fail(MPI_ERR_COUNT, "%s[%d]=%d is negative", arg, i, a[i]);
+    return true;
+  }
+  bool array(const void *a, int n, const char *arg) {
+    return n <= 0 || a || fail(MPI_ERR_ARG, "%s=NULL", arg);
+  }
+
+  // Runs `f(comm, tag)` now, or (non-blocking) in an internal task of the rank that completes
+  // *req at its end. `f` must own copies of everything it needs that the caller may change.
+  template <class F> int launch(F &&f, int ntags = 1) {
+    if (!req) {
+      f(*c, coll::kBlockingTag);
+      return MPI_SUCCESS;
+    }
+    const int tag = coll::next_tag(*c, ntags);
+    p2p::Request &r = self->requests.create(*self);
+    r.kind = p2p::Kind::Send; // its status carries nothing but MPI_ERROR
+    r.comm = h;
+    *req = r.handle;
+    // The task keeps what the algorithms use of the communicator (the user may free it).
+    comm::Comm comm;
+    comm.context = c->context;
+    comm.rank = c->rank;
+    comm.group = c->group;
+    comm.handle = c->handle;
+    self->pe.spawn_helper(*self,
+                          [comm = std::move(comm), tag, &r, f = std::forward<F>(f)]() mutable {
+                            f(comm, tag);
+                            p2p::complete(r);
+                          });
+    return MPI_SUCCESS;
+  }
+};
+
+// `count` elements of a datatype at `buf`, as packed bytes.
+class Packed {
+public:
+  Packed(const datatype::Type &t, const void *buf, std::size_t count, bool load)
+      : t_(t), buf_(const_cast<void *>(buf)), count_(count), bytes_(t.size * count) {
+    if (t.contiguous || !buf) {
+      data_ = buf ? static_cast<std::byte *>(datatype::data_start(t, buf_)) : nullptr;
+      return;
+    }
+    tmp_ = std::make_unique_for_overwrite<std::byte[]>(bytes_ ? bytes_ : 1);
+    data_ = tmp_.get();
+    if (load) datatype::pack(t, buf, count, 0, data_, bytes_);
+  }
+  std::byte *data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+  // Writes packed results back into the user's buffer.
+  void store() const {
+    if (tmp_) datatype::unpack(t_, data_, bytes_, 0, buf_, count_);
+  }
+
+private:
+  const datatype::Type &t_;
+  void *buf_;
+  std::size_t count_, bytes_;
+  std::unique_ptr<std::byte[]> tmp_;
+  std::byte *data_ = nullptr;
+};
+
+// Per-rank blocks of a v/w collective: counts[i] elements of types[i] (or of the one type) at
+// buf + displs[i] bytes; in place when every type is contiguous, else packed one after another.
+class PackedBlocks {
+public:
+  PackedBlocks(const std::vector<datatype::Type> &types, void *buf, const std::vector<int> &counts,
+               const std::vector<std::ptrdiff_t> &displs, bool load)
+      : types_(types), buf_(static_cast<std::byte *>(buf)), counts_(counts), displs_(displs) {
+    const std::size_t n = counts.size();
+    bool contiguous = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      const datatype::Type &t = type(i);
+      contiguous = contiguous && t.contiguous;
+      b.bytes.push_back(t.size * static_cast<std::size_t>(counts[i]));
+    }
+    if (contiguous) {
+      b.base = buf_;
+      for (std::size_t i = 0; i < n; ++i)
+        b.off.push_back(displs[i] + type(i).true_lb);
+      return;
+    }
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      b.off.push_back(static_cast<std::ptrdiff_t>(total));
+      total += b.bytes[i];
+    }
+    tmp_ = std::make_unique_for_overwrite<std::byte[]>(total ? total : 1);
+    b.base = tmp_.get();
+    if (load)
+      for (std::size_t i = 0; i < n; ++i)
+        datatype::pack(type(i), buf_ + displs[i], static_cast<std::size_t>(counts[i]), 0,
+                       b.base + b.off[i], b.bytes[i]);
+  }
+  // Writes the packed blocks back (all of them, or only block `only`).
+  void store(int only = -1) const {
+    if (!tmp_) return;
+    for (std::size_t i = 0; i < counts_.size(); ++i)
+      if (only < 0 || static_cast<std::size_t>(only) == i)
+        datatype::unpack(type(i), b.base + b.off[i], b.bytes[i], 0, buf_ + displs_[i],
+                         static_cast<std::size_t>(counts_[i]));
+  }
+  coll::Blocks b;
+
+private:
+  const datatype::Type &type(std::size_t i) const {
+    return types_.size() == 1 ? types_[0] : types_[i];
+  }
+  const std::vector<datatype::Type> &types_;
+  std::byte *buf_;
+  const std::vector<int> &counts_;
+  const std::vector<std::ptrdiff_t> &displs_;
+  std::unique_ptr<std::byte[]> tmp_;
+};
+
+// Byte displacements from element displacements (of a type's extent).
+inline std::vector<std::ptrdiff_t> byte_displs(const int *displs, int n, const datatype::Type &t) {
+  std::vector<std::ptrdiff_t> d(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    d[static_cast<std::size_t>(i)] = static_cast<std::ptrdiff_t>(displs[i]) * t.extent;
+  return d;
+}
+
+// The reduction for (op, datatype); false after raising MPI_ERR_OP.
+bool make_reducer(Call &call, MPI_Op op, MPI_Datatype handle, const datatype::Type &t,
+                  coll::Reducer &out);
+
+} // namespace ampi::mpi::coll_detail

@@ -1,0 +1,186 @@
+// src/rma/window.hpp — MPI one-sided communication below the MPI layer: a rank's Window (its
+// memory, what it knows of every other member's memory, its epochs) and the operations on it.
+//
+// Each member of a window has a control block: the window lock word (bit 62: held exclusively,
+// low bits: shared holders), the accumulate lock word, and for dynamic windows the table of
+// attached regions. A window works in one of three modes, chosen at creation:
+//  - PE-local (every member on this PE): data and control words are plain memory; the ranks of a
+//    PE run one at a time, so no atomics are needed.
+//  - node (members in several processes of one host; AMPI_RMA_SHM=0 turns it off): every
+//    member's control block, and the memory of MPI_Win_allocate(_shared) windows, live in POSIX
+//    shared memory that every member maps; control words change with CPU atomics, mapped data
+//    with memcpy, and the memory of MPI_Win_create and dynamic windows is read and written with
+//    process_vm_readv/writev (cross memory attach).
+//  - UCX (members on several hosts): memory is registered with UCX and remote keys are exchanged
+//    at creation; data moves with ucp_put/ucp_get (memcpy for members on this PE), every control
+//    word changes with UCX atomics (through the endpoint to our own PE for members on this PE).
+// Accumulates hold the target's accumulate lock for their read-modify-write, which makes them
+// element-wise atomic and ordered (in node mode on memory the window allocated, those on 4- and
+// 8-byte integers use CPU atomics instead: every one of them, so the two never meet). In the first
+// two modes nothing needs the target rank's help: passive-target operations complete while it
+// computes. In UCX mode that holds where UCX does RMA in hardware; where it emulates RMA (TCP), the
+// target's PE serves requests whenever it drives the network (any MPI call of any of its ranks, or
+// idle).
+#pragma once
+
+#include "comm/comm.hpp"
+#include "datatype/type.hpp"
+#include "ucx/rma.hpp"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ampi {
+class Rank;
+}
+
+namespace ampi::rma {
+
+inline constexpr std::uint64_t kExclusive = std::uint64_t{1} << 62;
+inline constexpr std::size_t kRkeyMax = 512;
+inline constexpr int kMaxRegions = 32;
+
+// One attached region of a dynamic window, as other members read it from the control block.
+struct Region {
+  std::uint64_t base = 0, len = 0, rkey_len = 0, pad = 0;
+  std::byte rkey[kRkeyMax];
+};
+struct Ctrl {
+  std::uint64_t lock = 0;
+  std::uint64_t acc = 0;
+  std::uint64_t nregions = 0;
+  std::uint64_t pad = 0;
+  Region regions[kMaxRegions]; // present only in the control blocks of dynamic windows
+};
+inline constexpr std::size_t kCtrlWords = 4 * sizeof(std::uint64_t);
+inline constexpr std::size_t kLockOffset = 0;
+inline constexpr std::size_t kAccOffset = 8;
+
+// What this rank knows of one member of the window.
+struct Target {
+  int world = 0;
+  int pe = 0;
+  bool local = false;  // on this PE
+  bool direct = false; // its memory is addressable here (same PE, or mapped)
+  bool cma = false;    // node mode, not mapped: process_vm_readv/writev at `base`
+  int pid = 0;
+  std::uint64_t base = 0; // address of its memory (here when `direct`, else in its process)
+  std::uint64_t size = 0;
+  int disp_unit = 1;
+  std::uint64_t ctrl = 0; // address of its control block (here, except in UCX mode)
+  std::vector<std::byte> data_rkey_packed, ctrl_rkey_packed;
+  ucp_ep_h ep = nullptr; // remote-capable windows, once used
+  ucx::RemoteKey data_rkey, ctrl_rkey;
+  int lock = 0;       // our lock on it: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE
+  bool dirty = false; // operations posted since the last flush
+  struct DynKey {
+    std::uint64_t base, len;
+    ucx::RemoteKey key;
+  };
+  std::vector<DynKey> dyn; // remote keys of its attached regions (dropped at epoch starts)
+};
+
+struct Attached {
+  std::byte *base;
+  std::size_t len;
+  ucx::Registration reg;
+};
+
+struct Window {
+  Window(Rank &self) : self(self) {}
+  ~Window();
+
+  Rank &self;
+  MPI_Win handle = MPI_WIN_NULL;
+  comm::Comm *comm = nullptr; // internal duplicate of the creating communicator
+  int flavor = MPI_WIN_FLAVOR_CREATE;
+  void *base = nullptr;
+  MPI_Aint size = 0;
+  int disp_unit = 1;
+  int model = MPI_WIN_UNIFIED;
+  std::string name;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  comm::AttrStore attrs; // user attributes (MPI_Win_set_attr)
+  comm::Info info;       // hints given at creation and by MPI_Win_set_info (none change anything)
+  bool remote = false;   // UCX mode
+  bool node = false;     // node mode (shared memory and cross memory attach)
+
+  std::vector<Target> targets; // by rank in comm
+  // Memory this window owns.
+  std::unique_ptr<std::byte[]> owned;
+  std::shared_ptr<std::byte[]> segment; // MPI_Win_allocate_shared: one block for all members
+  ucx::Registration mem, ctrl_mem;
+  std::unique_ptr<std::byte[]> ctrl_owned;
+  // Node mode: our own shared-memory file and the mappings of everyone's.
+  struct Mapping {
+    void *addr = nullptr;
+    std::size_t len = 0;
+    Mapping(void *a, std::size_t l) : addr(a), len(l) {}
+    Mapping(Mapping &&o) noexcept : addr(o.addr), len(o.len) { o.addr = nullptr; }
+    Mapping &operator=(Mapping &&) = delete;
+    ~Mapping();
+  };
+  std::vector<Mapping> maps;
+  std::string shm_name; // unlinked once every member has mapped it
+  Ctrl *ctrl = nullptr; // our control block
+  std::vector<Attached> attached;
+
+  std::vector<ucs_status_ptr_t> pending; // UCX requests not finished yet
+  std::shared_ptr<void> run_cache;       // the byte runs of recently used derived target types
+
+  // Epochs.
+  bool fence = false;      // between fences (not after MPI_MODE_NOSUCCEED)
+  std::vector<int> access; // MPI_Win_start's targets
+  bool access_open = false;
+  std::vector<int> exposure;       // MPI_Win_post's origins
+  std::vector<bool> exposure_done; // MPI_Win_test: completions received
+  bool exposure_open = false;
+  bool lock_all = false;
+  int locks = 0;
+};
+
+// Creation (collective over `parent`; `comm` is the window's own duplicate, already made).
+// `flavor` says what `base`/`size` mean: CREATE: the caller's memory; ALLOCATE and SHARED: the
+// window allocates `size` bytes (SHARED: every member on this PE, one contiguous block);
+// DYNAMIC: none yet. Returns MPI_SUCCESS or an error class, with `why` set.
+int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, const char **why);
+// Collective end: completes everything, then releases memory and keys.
+void destroy(Window &w);
+
+// Dynamic windows: MPI_Win_attach / MPI_Win_detach (MPI_ERR_RMA_ATTACH when no slot is free).
+int attach(Window &w, void *base, std::size_t len, const char **why);
+int detach(Window &w, const void *base, const char **why);
+
+// Whether `target` may be accessed now (an access epoch names it).
+bool in_epoch(const Window &w, int target);
+
+// Operations. Each returns MPI_SUCCESS or an error class with `why` set. Types are resolved;
+// counts and the target rank are checked by the caller.
+int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
+        MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why);
+int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
+        MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why);
+// Accumulate, get-accumulate, fetch-and-op and compare-and-swap in one: `obuf` may be null
+// (MPI_NO_OP), `rbuf` null (no result), `compare` non-null for compare-and-swap.
+int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::Type *ot,
+               void *rbuf, std::size_t rcount, const datatype::Type *rt, int target, MPI_Aint disp,
+               std::size_t tcount, const datatype::Type &tt, MPI_Op op, const void *compare,
+               const char **why);
+
+// Synchronisation.
+void flush(Window &w, int target); // target < 0: all
+void fence(Window &w, int assert_flags);
+void post(Window &w, std::vector<int> origins);
+void start(Window &w, std::vector<int> targets);
+void complete(Window &w);
+void wait(Window &w);
+bool test(Window &w);
+void lock(Window &w, int type, int target, bool nocheck);
+void unlock(Window &w, int target);
+
+} // namespace ampi::rma
