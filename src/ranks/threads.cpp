@@ -236,8 +236,11 @@ bool Pe::idle_threaded(int &idle) {
     // may have been missed: after calls of threads, every blocked rank looks again (block() may
     // return spuriously).
     seen_activity_ = t.activity_;
-    for (auto &r : ranks_)
+    for (auto &r : ranks_) {
       scheduler_.make_ready(r->task);
+      for (auto &h : r->helper_tasks) // coll's internal tasks of the rank
+        scheduler_.make_ready(*h);
+    }
     if (scheduler_.has_ready()) return false;
   }
   const bool threads_quiet = t.quiet_ == t.live_;
