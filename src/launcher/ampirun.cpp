@@ -186,6 +186,7 @@ struct Options {
   bool tag_output = false;
   std::optional<int> timeout_s; // --timeout: end the job after this many seconds
   MapPolicy map = MapPolicy::block;
+  std::string mps = "warn";      // --mps: auto, on, warn, off
   std::vector<std::string> argv; // the program and its arguments
 };
 
@@ -210,6 +211,11 @@ void print_usage(std::FILE *out) {
       "                          so the prefix names the process, not the rank); also\n"
       "                          --prefix-output\n"
       "  --oversubscribe         accepted for compatibility (ranks never need their own core)\n"
+      "  --mps auto|on|warn|off  CUDA MPS for processes sharing a GPU: auto starts a private\n"
+      "                          MPS daemon when there are more processes than visible GPUs\n"
+      "                          (warns if it cannot), on starts one whenever a GPU is visible,\n"
+      "                          warn (default) only warns, off does nothing; a daemon already\n"
+      "                          named by CUDA_MPS_PIPE_DIRECTORY is used as it is\n"
       "  -h, --help              show this help and exit\n"
       "  --version               show the version and exit\n"
       "  --                      end of options\n"
@@ -403,6 +409,12 @@ Options parse_command_line(int argc, char **argv) {
       continue;
     }
     if (args.flag({"--oversubscribe", "-oversubscribe"})) continue;
+    if (auto v = args.value_of({"--mps", "-mps"})) {
+      if (*v != "auto" && *v != "on" && *v != "warn" && *v != "off")
+        throw UsageError{"--mps '" + *v + "': use auto, on, warn or off"};
+      options.mps = *v;
+      continue;
+    }
     for (std::string_view name : {"--host", "-host", "-H", "--hostfile", "-hostfile",
                                   "--machinefile", "-machinefile", "--default-hostfile"})
       if (arg == name || (arg.size() > name.size() && arg.substr(0, name.size()) == name &&
@@ -625,6 +637,168 @@ public:
 
 private:
   std::string path_;
+};
+
+// ----------------------------------------------------------------------------------------------
+// CUDA MPS (gpu): several processes on one GPU time-slice between their CUDA contexts (about
+// 150 us a message); under the MPS daemon they share the GPU. MpsDaemon starts a private daemon
+// (pipe and log directories in a 0700 temporary directory, exported to the job through
+// CUDA_MPS_PIPE_DIRECTORY / CUDA_MPS_LOG_DIRECTORY) and stops it and removes the directory when
+// the job is over.
+
+// GPUs the job can see: CUDA_VISIBLE_DEVICES if set, else the /dev/nvidiaN device files.
+int visible_gpus() {
+  if (const char *v = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    std::string_view list(v);
+    if (list.empty() || list.front() == '-' || list == "NoDevFiles") return 0;
+    return 1 + static_cast<int>(std::count(list.begin(), list.end(), ','));
+  }
+  int n = 0;
+  if (DIR *d = ::opendir("/dev")) {
+    while (const dirent *e = ::readdir(d)) {
+      std::string_view name(e->d_name);
+      if (name.size() > 6 && name.substr(0, 6) == "nvidia" &&
+          std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        ++n;
+    }
+    ::closedir(d);
+  }
+  return n;
+}
+
+std::string find_mps_control() {
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  path += ":/usr/local/nvidia/bin:/usr/bin";
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (!dir.empty()) {
+      std::string f = dir + "/nvidia-cuda-mps-control";
+      if (::access(f.c_str(), X_OK) == 0) return f;
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+class MpsDaemon {
+public:
+  // Decides from --mps and the job's shape; may start the daemon (and then set the variables in
+  // our environment, which the processes inherit).
+  MpsDaemon(const std::string &mode, int processes) {
+    if (mode == "off") return;
+    const int gpus = visible_gpus();
+    if (gpus == 0) return;
+    const bool shared = processes > gpus;
+    if (mode != "on" && !shared) return;
+    if (const char *d = std::getenv("CUDA_MPS_PIPE_DIRECTORY"); d && *d) return; // the user's
+    const std::string why = std::to_string(processes) + " processes share " + std::to_string(gpus) +
+                            " GPU" + (gpus == 1 ? "" : "s");
+    if (mode == "warn") {
+      std::fprintf(stderr,
+                   "ampirun: warning: %s; without the CUDA MPS daemon the GPU time-slices "
+                   "between the processes (use --mps auto to start one for the job)\n",
+                   why.c_str());
+      return;
+    }
+    control_ = find_mps_control();
+    if (control_.empty()) {
+      std::fprintf(stderr,
+                   "ampirun: warning: %s, and nvidia-cuda-mps-control is not on the PATH: the GPU "
+                   "will time-slice between the processes\n",
+                   why.c_str());
+      return;
+    }
+    const char *base = std::getenv("TMPDIR");
+    std::string tmpl = (base && *base ? std::string(base) : std::string("/tmp")) + "/ampi-mps." +
+                       std::to_string(::getpid()) + ".XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      throw FatalError{"cannot create the MPS directory '" + tmpl + "': " + std::strerror(errno)};
+    dir_ = tmpl;
+    ::chmod(dir_.c_str(), S_IRWXU);
+    const std::string pipe = dir_ + "/pipe", log = dir_ + "/log";
+    ::mkdir(pipe.c_str(), S_IRWXU);
+    ::mkdir(log.c_str(), S_IRWXU);
+    ::setenv("CUDA_MPS_PIPE_DIRECTORY", pipe.c_str(), 1);
+    ::setenv("CUDA_MPS_LOG_DIRECTORY", log.c_str(), 1);
+    if (run_control({"-d"}, nullptr) != 0) {
+      std::fprintf(stderr, "ampirun: warning: %s, and the MPS daemon did not start (see %s)\n",
+                   why.c_str(), log.c_str());
+      ::unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+      ::unsetenv("CUDA_MPS_LOG_DIRECTORY");
+      return;
+    }
+    started_ = true;
+  }
+  MpsDaemon(const MpsDaemon &) = delete;
+  MpsDaemon &operator=(const MpsDaemon &) = delete;
+  ~MpsDaemon() { stop(); }
+  // Stops the daemon (if we started one) and removes its directory.
+  void stop() noexcept {
+    if (started_) {
+      started_ = false;
+      run_control({}, "quit\n");
+      // The daemon removes its control pipe when it has gone; give it a few seconds.
+      const std::string control = dir_ + "/pipe/control";
+      for (int i = 0; i < 100 && ::access(control.c_str(), F_OK) == 0; ++i)
+        ::usleep(50000);
+    }
+    if (!dir_.empty())
+      ::nftw(
+          dir_.c_str(),
+          [](const char *path, const struct stat *, int, struct FTW *) {
+            ::remove(path);
+            return 0;
+          },
+          16, FTW_DEPTH | FTW_PHYS);
+    dir_.clear();
+  }
+
+private:
+  // Runs nvidia-cuda-mps-control with `args` (and `input` on its standard input); its status.
+  int run_control(std::vector<std::string> args, const char *input) {
+    int in[2] = {-1, -1};
+    if (input && ::pipe(in) != 0) return -1;
+    const pid_t pid = ::fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+      if (input) {
+        ::dup2(in[0], STDIN_FILENO);
+        ::close(in[0]);
+        ::close(in[1]);
+      }
+      // The daemon must not hold the job's output open (whoever reads it would wait for it).
+      const int devnull = ::open("/dev/null", O_RDWR);
+      if (devnull >= 0) {
+        if (!input) ::dup2(devnull, STDIN_FILENO);
+        ::dup2(devnull, STDOUT_FILENO);
+        ::dup2(devnull, STDERR_FILENO);
+      }
+      for (int fd = 3; fd < 1024; ++fd)
+        ::close(fd);
+      std::vector<char *> argv{control_.data()};
+      for (std::string &a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(control_.c_str(), argv.data());
+      ::_exit(127);
+    }
+    if (input) {
+      ::close(in[0]);
+      write_all(in[1], input);
+      ::close(in[1]);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  std::string control_;
+  std::string dir_;
+  bool started_ = false;
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -1583,6 +1757,7 @@ int run(int argc, char **argv) {
   Options options = parse_command_line(argc, argv);
   const std::string path = resolve_program(options.argv.front());
   scrub_environment();
+  MpsDaemon mps(options.mps, options.processes); // before plan_job: it may export variables
   std::vector<ProcessPlan> plans = plan_job(options);
   const std::vector<int> inherited_fds = inherited_descriptors();
 
@@ -1650,6 +1825,7 @@ int run(int argc, char **argv) {
     // handling that (seen when a client dies while the others enter a fence: a crash or a hang
     // in the shutdown), so leave without shutting the server down; every child is reaped.
     dir.remove();
+    mps.stop();
     std::fflush(nullptr);
     std::_Exit(status);
   }

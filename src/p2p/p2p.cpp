@@ -1,5 +1,8 @@
 // src/p2p/p2p.cpp — same-PE delivery: sends meet posted receives or wait as unexpected messages,
-// receives meet unexpected messages or wait as posted receives (see p2p.hpp).
+// receives meet unexpected messages or wait as posted receives (see p2p.hpp). Buffers may be CUDA
+// device memory (the PE's DevPtrCache tells): same-PE copies then go through the driver (one
+// device-to-device copy when both are device memory), and messages to other PEs hand the device
+// buffer to UCX with its memory type, after the envelope has matched on the receiving PE.
 #include "p2p/p2p.hpp"
 
 #include "p2p/remote.hpp"
@@ -13,15 +16,20 @@ namespace ampi::p2p {
 
 namespace {
 
-// Copies a message into a matched receive and fills in its status.
-void deliver(Request &rreq, const void *data, std::size_t bytes, int source, int tag) {
+// Copies a message into a matched receive and fills in its status. `data` is host memory unless
+// `src_kind` says otherwise.
+void deliver(Request &rreq, const void *data, std::size_t bytes, int source, int tag,
+             gpu::MemKind src_kind = gpu::MemKind::Host) {
   std::size_t n = bytes;
   rreq.status_error = MPI_SUCCESS;
   if (bytes > rreq.capacity) {
     n = rreq.capacity;
     rreq.status_error = MPI_ERR_TRUNCATE;
   }
-  if (n) std::memcpy(rreq.recv_buf, data, n);
+  if (n) {
+    gpu::DevPtrCache &mem = rreq.owner->pe.devptrs();
+    mem.copy(rreq.recv_buf, mem.kind(rreq.recv_buf), data, src_kind, n);
+  }
   rreq.status_source = source;
   rreq.status_tag = tag;
   rreq.status_bytes = n;
@@ -34,7 +42,9 @@ void receive_remote_data(Request &rreq, int source, int tag, std::size_t bytes,
   rreq.status_tag = tag;
   rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   rreq.status_bytes = bytes > rreq.capacity ? rreq.capacity : bytes;
-  rreq.owner->pe.transport()->recv_data(data_tag, rreq.recv_buf, rreq.capacity, &rreq);
+  Pe &pe = rreq.owner->pe;
+  pe.transport()->recv_data(data_tag, rreq.recv_buf, rreq.capacity, &rreq,
+                            pe.devptrs().kind(rreq.recv_buf));
 }
 
 // A message to a rank on another PE: eager (copied into the envelope) or rendezvous (the data
@@ -44,7 +54,19 @@ void send_remote(Request &req, const Route &route, const void *buf, std::size_t 
   ucx::Transport &tx = *pe.transport();
   const ucx::Header h{route.context, route.source, route.tag, route.dest_world, bytes, 0};
   const int dest_pe = pe.pe_of(route.dest_world);
-  if (mode != Mode::Synchronous && bytes <= tx.eager_limit()) {
+  const gpu::MemKind kind = pe.devptrs().kind(buf);
+  if (gpu::is_device(kind)) {
+    // Small device messages: copied to the host and sent in the envelope, when measurement says
+    // that beats a UCX transfer of device memory (AMPI_GPU_EAGER_LIMIT, transport.hpp).
+    if (mode != Mode::Synchronous && bytes <= tx.gpu_eager_limit()) {
+      std::byte *staged = tx.gpu_staging();
+      pe.devptrs().copy(staged, gpu::MemKind::Host, buf, kind, bytes);
+      tx.send_eager(dest_pe, h, staged, bytes);
+      complete(req);
+    } else {
+      tx.send_rendezvous(dest_pe, h, buf, bytes, mode == Mode::Synchronous, &req, kind);
+    }
+  } else if (mode != Mode::Synchronous && bytes <= tx.eager_limit()) {
     tx.send_eager(dest_pe, h, buf, bytes);
     complete(req);
   } else {
@@ -84,7 +106,7 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
 
   if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
     auto &rreq = static_cast<Request &>(*posted);
-    deliver(rreq, buf, bytes, route.source, route.tag);
+    deliver(rreq, buf, bytes, route.source, route.tag, pe.devptrs().kind(buf));
     complete(rreq);
     complete(req);
     return;
@@ -100,7 +122,7 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
       m.heap = std::make_unique_for_overwrite<std::byte[]>(bytes);
       m.data = m.heap.get();
     }
-    if (bytes) std::memcpy(m.data, buf, bytes);
+    if (bytes) pe.devptrs().copy(m.data, gpu::MemKind::Host, buf, pe.devptrs().kind(buf), bytes);
     m.send_request = nullptr;
     dst->matching.add_unexpected(m);
     complete(req);
@@ -132,7 +154,8 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
     }
     if (Request *sreq = m.send_request) {
       sreq->unmatched = nullptr;
-      deliver(req, sreq->send_buf, m.bytes, m.envelope.source, m.envelope.tag);
+      deliver(req, sreq->send_buf, m.bytes, m.envelope.source, m.envelope.tag,
+              self.pe.devptrs().kind(sreq->send_buf));
       complete(*sreq);
     } else {
       deliver(req, m.data, m.bytes, m.envelope.source, m.envelope.tag);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "devptr_cache/devptr_cache.hpp"
 #include "p2p/remote.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
@@ -140,6 +141,8 @@ public:
   void join_thread(pthread_t t);
 
   p2p::MessagePool &messages() noexcept { return messages_; }
+  // gpu: which buffers are device memory, and copies to and from them.
+  gpu::DevPtrCache &devptrs() noexcept { return devptrs_; }
   const std::shared_ptr<const comm::Group> &world_group() const noexcept { return world_group_; }
 
   // Ends the whole job now (MPI_Abort, fatal errors): flushes stdio and exits with `code`.
@@ -163,6 +166,7 @@ private:
   char **envp_;
   ranks::Scheduler scheduler_;
   p2p::MessagePool messages_;
+  gpu::DevPtrCache devptrs_; // gpu
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere

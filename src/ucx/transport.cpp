@@ -35,6 +35,18 @@ void owned_send_done(void *request, ucs_status_t status, void *user) {
   ucp_request_free(request);
 }
 
+ucs_memory_type_t ucx_memory_type(gpu::MemKind k) {
+  switch (k) {
+  case gpu::MemKind::Device:
+    return UCS_MEMORY_TYPE_CUDA;
+  case gpu::MemKind::Managed:
+    return UCS_MEMORY_TYPE_CUDA_MANAGED;
+  case gpu::MemKind::Host:
+    break;
+  }
+  return UCS_MEMORY_TYPE_HOST;
+}
+
 struct UserOp {
   Sink *sink;
   void *user;
@@ -52,6 +64,7 @@ void user_send_done(void *request, ucs_status_t status, void *user) {
 void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
                     void *user) {
   auto *op = static_cast<UserOp *>(user);
+  if (op->outstanding) --*op->outstanding; // device receives are counted (see wait)
   op->sink->recv_done(op->user, info ? info->length : 0, status == UCS_ERR_MESSAGE_TRUNCATED);
   delete op; // NOLINT: see recv_data
   ucp_request_free(request);
@@ -63,6 +76,10 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
     : pmix_(pmix), my_pe_(my_pe), npes_(npes), sink_(sink), eps_(static_cast<std::size_t>(npes)) {
   if (const char *e = std::getenv("AMPI_UCX_EAGER_LIMIT"); e && *e)
     eager_limit_ = std::strtoull(e, nullptr, 10);
+  if (const char *e = std::getenv("AMPI_GPU_EAGER_LIMIT"); e && *e)
+    gpu_eager_limit_ = std::strtoull(e, nullptr, 10);
+  if (gpu_eager_limit_ > eager_limit_) gpu_eager_limit_ = eager_limit_;
+  gpu_staging_.resize(gpu_eager_limit_);
   ucp_config_t *config = nullptr;
   if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
     fail("ucp_config_read", st);
@@ -174,15 +191,20 @@ void Transport::send_eager(int pe, const Header &h, const void *data, std::size_
 }
 
 std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std::size_t bytes,
-                                         bool synchronous, void *user) {
-  const std::uint64_t tag =
-      kData | (static_cast<std::uint64_t>(my_pe_) << 40) | (next_seq_++ & ((1ull << 40) - 1));
+                                         bool synchronous, void *user, gpu::MemKind kind) {
+  if (next_seq_ >= (std::uint64_t{1} << 40)) {
+    std::fprintf(stderr, "ampi: PE %d ran out of UCX data tags (2^40 messages)\n", my_pe_);
+    std::abort();
+  }
+  const std::uint64_t tag = kData | (static_cast<std::uint64_t>(my_pe_) << 40) | next_seq_++;
   h.data_tag = tag;
   auto op = std::make_unique<UserOp>(UserOp{&sink_, user, &outstanding_});
   ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  p.op_attr_mask =
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
   p.cb.send = user_send_done;
   p.user_data = op.get();
+  p.memory_type = ucx_memory_type(kind);
   ucp_ep_h ep = endpoint(pe);
   ucs_status_ptr_t r = synchronous ? ucp_tag_send_sync_nbx(ep, data, bytes, tag, &p)
                                    : ucp_tag_send_nbx(ep, data, bytes, tag, &p);
@@ -199,11 +221,14 @@ std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std
   return tag;
 }
 
-void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user) {
-  auto op = std::make_unique<UserOp>(UserOp{&sink_, user, &outstanding_});
+void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user,
+                          gpu::MemKind kind) {
+  const bool device = gpu::is_device(kind);
+  auto op = std::make_unique<UserOp>(UserOp{&sink_, user, device ? &device_recvs_ : nullptr});
   ucp_request_param_t p{};
-  p.op_attr_mask =
-      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_RECV_INFO;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                   UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+  p.memory_type = ucx_memory_type(kind);
   p.cb.recv = user_recv_done;
   p.user_data = op.get();
   ucp_tag_recv_info_t info{};
@@ -220,6 +245,7 @@ void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacit
     }
     fail("ucp_tag_recv_nbx (data)", UCS_PTR_STATUS(r));
   }
+  if (device) ++device_recvs_;
   static_cast<void>(op.release());
 }
 
@@ -282,7 +308,9 @@ void Transport::wait(int timeout_ms) {
 bool Transport::arm() {
   // A send still in flight may need our progress to leave (e.g. the rest of a TCP stream), and
   // UCX signals only arrivals on the event fd: keep driving until our sends are out.
-  if (outstanding_ > 0) return false;
+  // Likewise for receives into device memory: UCX's CUDA transports finish them by polling CUDA
+  // events, which never signal the event fd.
+  if (outstanding_ > 0 || device_recvs_ > 0) return false;
   return ucp_worker_arm(worker_) != UCS_ERR_BUSY; // busy: events are pending, go and progress
 }
 

@@ -9,9 +9,16 @@
 //   data         bits 61..40 the sending PE, bits 39..0 a per-sender sequence number (never
 //                reused in a run). The data of a rendezvous message, posted by the sender at
 //                send time; the receiver posts a receive for exactly this tag, straight into the
-//                user's buffer, once the envelope has matched.
+//                user's buffer, once the envelope has matched. 40 bits do not wrap in a run
+//                (a million messages a second for 12 days); should they, the PE stops the job
+//                rather than reuse a tag.
+//
+// Device memory (CUDA): the data of a rendezvous message and the receive are posted with their
+// memory type (UCP_OP_ATTR_FIELD_MEMORY_TYPE), so UCX (built with CUDA) moves them with cuda_copy
+// / cuda_ipc without guessing; envelopes are always host memory.
 #pragma once
 
+#include "devptr_cache/devptr_cache.hpp"
 #include "pmi/pmix_client.hpp"
 
 #include <ucp/api/ucp.h>
@@ -60,9 +67,11 @@ public:
   // `sink.send_done(user)` is called when the data has gone (for `synchronous`, when the
   // receiver has matched it).
   std::uint64_t send_rendezvous(int pe, Header h, const void *data, std::size_t bytes,
-                                bool synchronous, void *user);
+                                bool synchronous, void *user,
+                                gpu::MemKind kind = gpu::MemKind::Host);
   // Receives rendezvous data straight into `buf`; `sink.recv_done(user, ...)` when it is there.
-  void recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user);
+  void recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user,
+                 gpu::MemKind kind = gpu::MemKind::Host);
 
   // Drives the worker and delivers arrived envelopes; true if anything happened.
   bool progress();
@@ -85,6 +94,11 @@ public:
   std::size_t sends_in_flight() const noexcept { return outstanding_; }
 
   std::size_t eager_limit() const noexcept { return eager_limit_; }
+  // Device messages up to this size are copied to the host and sent eagerly
+  // (AMPI_GPU_EAGER_LIMIT; at most the eager limit); larger ones go to UCX as device memory.
+  std::size_t gpu_eager_limit() const noexcept { return gpu_eager_limit_; }
+  // A host buffer of gpu_eager_limit() bytes for staging such a message (send_eager copies it).
+  std::byte *gpu_staging() noexcept { return gpu_staging_.data(); }
   int pe_count() const noexcept { return npes_; }
   int my_pe() const noexcept { return my_pe_; }
 
@@ -124,7 +138,11 @@ private:
   std::vector<ucp_ep_h> eps_;
   std::uint64_t next_seq_ = 1;
   std::size_t eager_limit_ = 8192;
-  std::size_t outstanding_ = 0; // sends still owned by UCX
+  std::size_t gpu_eager_limit_ = kDefaultGpuEagerLimit;
+  static constexpr std::size_t kDefaultGpuEagerLimit = 0;
+  std::vector<std::byte> gpu_staging_;
+  std::size_t outstanding_ = 0;  // sends still owned by UCX
+  std::size_t device_recvs_ = 0; // receives into device memory still owned by UCX
   std::uint64_t sent_ = 0;
   std::uint64_t received_ = 0;
   static constexpr std::size_t kStagingBytes = 1024;

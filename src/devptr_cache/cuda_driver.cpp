@@ -1,0 +1,94 @@
+// src/devptr_cache/cuda_driver.cpp — finding out whether libcuda.so.1 is in the process (without
+// loading it) and, once it is, filling the driver table from it. This is the only process-wide
+// state of the GPU support: it describes the process (which libraries the loader holds), not a
+// PE, and it only ever moves from "no CUDA" to "CUDA" once.
+#include "devptr_cache/cuda_driver.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+namespace ampi::gpu {
+
+namespace detail {
+std::atomic<void *const *> loader_tail_next{nullptr};
+std::atomic<bool> cuda_present{false};
+} // namespace detail
+
+namespace {
+
+std::mutex &slow_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+Driver &table() {
+  static Driver d{};
+  return d;
+}
+
+template <class F> void load(void *h, F &f, const char *name) {
+  f = reinterpret_cast<F>(dlsym(h, name));
+  if (!f) {
+    std::fprintf(stderr, "ampi: libcuda.so.1 lacks %s; the CUDA driver is too old\n", name);
+    std::abort();
+  }
+}
+
+void fill(void *h) {
+  Driver &d = table();
+  load(h, d.cuInit, "cuInit");
+  load(h, d.cuPointerGetAttribute, "cuPointerGetAttribute");
+  load(h, d.cuPointerGetAttributes, "cuPointerGetAttributes");
+  load(h, d.cuMemcpyAsync, "cuMemcpyAsync");
+  load(h, d.cuStreamCreate, "cuStreamCreate");
+  load(h, d.cuStreamDestroy, "cuStreamDestroy_v2");
+  load(h, d.cuStreamSynchronize, "cuStreamSynchronize");
+  load(h, d.cuCtxGetCurrent, "cuCtxGetCurrent");
+  load(h, d.cuCtxSetCurrent, "cuCtxSetCurrent");
+  load(h, d.cuDeviceGet, "cuDeviceGet");
+  load(h, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  load(h, d.cuGetErrorString, "cuGetErrorString");
+}
+
+} // namespace
+
+bool detail::cuda_loaded_slow() noexcept {
+  std::lock_guard lock(slow_mutex());
+  if (cuda_present.load(std::memory_order_relaxed)) return true;
+  // RTLD_NOLOAD: only a handle to a libcuda that is already there (it also keeps it there).
+  if (void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) {
+    fill(h);
+    cuda_present.store(true, std::memory_order_release);
+    return true;
+  }
+  // Remember the loader's last object: objects loaded later are appended after it. Pin it (one
+  // more reference) so that its link_map stays valid while we read its l_next.
+  link_map *last = _r_debug.r_map;
+  while (last && last->l_next)
+    last = last->l_next;
+  void *const *next = nullptr;
+  if (last) {
+    const bool main_or_vdso = !last->l_name || !*last->l_name;
+    if (main_or_vdso || dlopen(last->l_name, RTLD_NOW | RTLD_NOLOAD))
+      next = reinterpret_cast<void *const *>(&last->l_next);
+  }
+  loader_tail_next.store(next, std::memory_order_release); // nullptr: ask again next time
+  return false;
+}
+
+const Driver &driver() noexcept {
+  return table();
+}
+
+const char *cuda_error_string(CUresult r) noexcept {
+  const char *s = nullptr;
+  if (cuda_loaded() && table().cuGetErrorString && table().cuGetErrorString(r, &s) == 0 && s)
+    return s;
+  return "unknown CUDA error";
+}
+
+} // namespace ampi::gpu

@@ -1,0 +1,79 @@
+// src/devptr_cache/cuda_driver.hpp — the CUDA driver API as far as ampi uses it, loaded at run
+// time (dlopen of libcuda.so.1) so that one build runs with or without a GPU. Owns the
+// process-wide answer to "is CUDA in this process at all" (cuda_loaded(): near-zero cost, no
+// CUDA call, never loads the driver itself) and the table of driver entry points, filled once
+// when CUDA first appears. The types below are the driver's own ABI (cuda.h), spelled out so
+// that building needs no CUDA toolkit.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace ampi::gpu {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = std::uintptr_t;
+using CUcontext = struct CUctx_st *;
+using CUstream = struct CUstream_st *;
+
+inline constexpr CUresult kCudaSuccess = 0;
+inline constexpr CUresult kCudaErrorNotInitialized = 3;
+inline constexpr CUresult kCudaErrorInvalidValue = 1;
+// CUpointer_attribute
+inline constexpr int kAttrContext = 1;
+inline constexpr int kAttrMemoryType = 2;
+inline constexpr int kAttrBufferId = 7;
+inline constexpr int kAttrIsManaged = 8;
+inline constexpr int kAttrDeviceOrdinal = 9;
+inline constexpr int kAttrRangeStart = 11;
+inline constexpr int kAttrRangeSize = 12;
+// CUmemorytype
+inline constexpr unsigned kMemoryTypeHost = 1;
+inline constexpr unsigned kMemoryTypeDevice = 2;
+inline constexpr unsigned kMemoryTypeUnified = 4;
+inline constexpr unsigned kStreamNonBlocking = 1;
+
+// The driver entry points ampi calls (exported names, with their ABI versions).
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
+  CUresult (*cuPointerGetAttributes)(unsigned, int *, void **, CUdeviceptr);
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, std::size_t, CUstream);
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+};
+
+namespace detail {
+// The address of the l_next field of the last object of the dynamic loader's list that we have
+// looked at (that object is pinned: never unloaded). A newly loaded object hangs off it; only
+// then can libcuda have appeared. nullptr before the first look.
+extern std::atomic<void *const *> loader_tail_next;
+extern std::atomic<bool> cuda_present;
+bool cuda_loaded_slow() noexcept;
+} // namespace detail
+
+// True once libcuda.so.1 is loaded in this process (by the program, the CUDA runtime or UCX).
+// While it is not, no memory can be device memory. Costs two loads when nothing was dlopen'ed
+// since the last call; never calls CUDA and never loads it.
+inline bool cuda_loaded() noexcept {
+  if (detail::cuda_present.load(std::memory_order_acquire)) return true;
+  void *const *next = detail::loader_tail_next.load(std::memory_order_acquire);
+  if (next && __atomic_load_n(next, __ATOMIC_ACQUIRE) == nullptr) return false;
+  return detail::cuda_loaded_slow();
+}
+
+// The driver table; only valid after cuda_loaded() returned true.
+const Driver &driver() noexcept;
+
+// "cuXxx failed: <driver's message>" for error reports.
+const char *cuda_error_string(CUresult r) noexcept;
+
+} // namespace ampi::gpu

@@ -1,0 +1,137 @@
+// src/devptr_cache/devptr_cache.cpp — the PE's cache of memory kinds by allocation range, and
+// copies that may touch device memory (see devptr_cache.hpp).
+#include "devptr_cache/devptr_cache.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+namespace ampi::gpu {
+
+namespace {
+
+constexpr std::uintptr_t kPage = 4096;
+
+[[noreturn]] void cuda_fail(const char *what, CUresult r) {
+  std::fprintf(stderr, "ampi: %s failed: %s (CUDA error %d)\n", what, cuda_error_string(r), r);
+  std::fflush(stderr);
+  std::abort();
+}
+
+} // namespace
+
+DevPtrCache::~DevPtrCache() {
+  // At exit the driver may already be shutting down: errors here change nothing.
+  for (auto &[ctx, s] : streams_)
+    static_cast<void>(driver().cuStreamDestroy(s));
+}
+
+MemKind DevPtrCache::lookup(const void *p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (std::size_t n = 0; n <= kEntries; ++n) {
+    const std::size_t i = n == 0 ? mru_ : n - 1;
+    Entry &e = entries_[i];
+    if (a - e.base >= e.end - e.base) continue; // not in [base, end) (empty entries: end == base)
+    bool fresh;
+    if (e.kind == MemKind::Host) {
+      fresh = e.stamp == mapping_generation();
+    } else {
+      std::uint64_t id = 0;
+      fresh =
+          driver().cuPointerGetAttribute(&id, kAttrBufferId, a) == kCudaSuccess && id == e.stamp;
+    }
+    if (fresh) {
+      ++stats_.hits;
+      mru_ = i;
+      return e.kind;
+    }
+    ++stats_.stale;
+    if (e.kind != MemKind::Host) { // freed device memory: its addresses stay suspect
+      freed_[freed_next_] = {e.base, e.end};
+      freed_next_ = (freed_next_ + 1) % freed_.size();
+    }
+    e = Entry{};
+    break;
+  }
+  return query(a);
+}
+
+MemKind DevPtrCache::query(std::uintptr_t a) {
+  // Read before asking: a mapping made while we ask makes the answer stale, never the reverse.
+  const std::uint64_t generation = mapping_generation();
+  unsigned memtype = 0;
+  std::uint64_t id = 0;
+  unsigned managed = 0;
+  std::uintptr_t start = 0;
+  std::size_t size = 0;
+  int attrs[] = {kAttrMemoryType, kAttrBufferId, kAttrIsManaged, kAttrRangeStart, kAttrRangeSize};
+  void *values[] = {&memtype, &id, &managed, &start, &size};
+  const CUresult r = driver().cuPointerGetAttributes(5, attrs, values, a);
+  ++stats_.queries;
+  Entry e;
+  // (Virtual-memory-management mappings may report buffer id 0: still device memory; a hit then
+  // checks that the address still answers to id 0, which a freed range does not.)
+  if (r == kCudaSuccess && (managed || memtype == kMemoryTypeDevice)) {
+    e.kind = managed ? MemKind::Managed : MemKind::Device;
+    e.stamp = id;
+    e.base = size ? start : a;
+    e.end = size ? start + size : a + 1;
+  } else {
+    // Not CUDA memory, pinned host memory (cudaMallocHost), or CUDA not initialised yet. An
+    // address of freed device memory may become device memory again with no new mapping (the
+    // driver keeps the range reserved): such host answers are not cached.
+    for (const auto &[lo, hi] : freed_)
+      if (a - lo < hi - lo) return MemKind::Host;
+    e.kind = MemKind::Host;
+    e.stamp = generation;
+    e.base = a & ~(kPage - 1);
+    e.end = e.base + kPage;
+  }
+  const std::size_t i = next_;
+  next_ = (next_ + 1) % kEntries;
+  entries_[i] = e;
+  mru_ = i;
+  return e.kind;
+}
+
+CUstream DevPtrCache::stream_for_current_context(const void *dev_ptr) {
+  const Driver &d = driver();
+  CUcontext ctx = nullptr;
+  if (CUresult r = d.cuCtxGetCurrent(&ctx); r != kCudaSuccess) cuda_fail("cuCtxGetCurrent", r);
+  if (!ctx) {
+    // This thread has no context yet (the buffer came from another thread): use the primary
+    // context of the buffer's device, as the CUDA runtime would. Held for the process's life.
+    int ordinal = 0;
+    CUdevice dev = 0;
+    CUresult r = d.cuPointerGetAttribute(&ordinal, kAttrDeviceOrdinal,
+                                         reinterpret_cast<CUdeviceptr>(dev_ptr));
+    if (r == kCudaSuccess) r = d.cuDeviceGet(&dev, ordinal);
+    if (r == kCudaSuccess) r = d.cuDevicePrimaryCtxRetain(&ctx, dev);
+    if (r == kCudaSuccess) r = d.cuCtxSetCurrent(ctx);
+    if (r != kCudaSuccess) cuda_fail("making a CUDA context current", r);
+  }
+  for (auto &[c, s] : streams_)
+    if (c == ctx) return s;
+  CUstream s = nullptr;
+  // A blocking stream: ordered after the program's work on the legacy default stream (a
+  // cudaMemcpy from pageable memory that is still in flight, say).
+  if (CUresult r = d.cuStreamCreate(&s, 0); r != kCudaSuccess) cuda_fail("cuStreamCreate", r);
+  streams_.emplace_back(ctx, s);
+  return s;
+}
+
+void DevPtrCache::copy(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+                       std::size_t n) {
+  if (n == 0) return;
+  if (!is_device(dst_kind) && !is_device(src_kind)) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  const Driver &d = driver();
+  CUstream s = stream_for_current_context(is_device(dst_kind) ? dst : src);
+  CUresult r =
+      d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
+  if (r != kCudaSuccess) cuda_fail("cuMemcpyAsync", r);
+  if ((r = d.cuStreamSynchronize(s)) != kCudaSuccess) cuda_fail("cuStreamSynchronize", r);
+}
+
+} // namespace ampi::gpu

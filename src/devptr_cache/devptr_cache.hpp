@@ -1,0 +1,82 @@
+// src/devptr_cache/devptr_cache.hpp — is a buffer device or host memory, and copies between any
+// two kinds. One DevPtrCache per PE (no locks). Answers:
+//  - no libcuda in the process: every pointer is host, at the cost of two loads (cuda_driver.hpp);
+//  - otherwise a small cache of whole allocation ranges (interior pointers hit):
+//      device/managed entries hold the allocation's CUDA buffer id, checked on every hit (one
+//      cuPointerGetAttribute): after cudaFree and reuse of the address, the id differs or is gone,
+//      and the entry is dropped and the pointer asked again;
+//      host entries (one page) hold the process's mapping generation (mmap_hook.cpp): any new
+//      mapping made through mmap (the CUDA driver maps new device and pool memory that way)
+//      makes them stale, so host memory reused as device memory is asked again; addresses of
+//      device memory seen freed (the driver keeps their range reserved and may reuse it with no
+//      new mapping) get no cached host answer (the last 16 such ranges are remembered).
+// cudaMalloc and cudaMallocAsync (pool) memory is Device, cudaMallocManaged memory Managed,
+// cudaMallocHost (pinned) and malloc memory Host.
+#pragma once
+
+#include "devptr_cache/cuda_driver.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace ampi::gpu {
+
+enum class MemKind : std::uint8_t { Host, Device, Managed };
+
+inline bool is_device(MemKind k) noexcept {
+  return k != MemKind::Host;
+}
+
+// Bumped by every mmap/mmap64 made through the dynamic linker (mmap_hook.cpp).
+std::uint64_t mapping_generation() noexcept;
+
+class DevPtrCache {
+public:
+  DevPtrCache() = default;
+  ~DevPtrCache();
+  DevPtrCache(const DevPtrCache &) = delete;
+  DevPtrCache &operator=(const DevPtrCache &) = delete;
+
+  // What kind of memory `p` points into (nullptr and host-only processes: Host).
+  MemKind kind(const void *p) {
+    if (!p || !cuda_loaded()) return MemKind::Host;
+    return lookup(p);
+  }
+
+  // Copies `n` bytes; either side may be device memory (one cuMemcpyAsync on a stream of ours
+  // plus a synchronize), host to host is memcpy. Aborts the job on a CUDA error.
+  void copy(void *dst, MemKind dst_kind, const void *src, MemKind src_kind, std::size_t n);
+
+  // Counters for tests and tuning.
+  struct Stats {
+    std::uint64_t hits = 0;    // answered from the cache
+    std::uint64_t queries = 0; // asked CUDA (cuPointerGetAttributes)
+    std::uint64_t stale = 0;   // entries found stale (freed, reused) and dropped
+  };
+  const Stats &stats() const noexcept { return stats_; }
+
+private:
+  struct Entry {
+    std::uintptr_t base = 0, end = 0; // [base, end); end == 0: empty
+    std::uint64_t stamp = 0;          // device: CUDA buffer id; host: mapping generation
+    MemKind kind = MemKind::Host;
+  };
+  static constexpr std::size_t kEntries = 32;
+
+  MemKind lookup(const void *p);
+  MemKind query(std::uintptr_t a);
+  CUstream stream_for_current_context(const void *dev_ptr);
+
+  std::array<Entry, kEntries> entries_{};
+  std::size_t mru_ = 0, next_ = 0;
+  // Ranges of device entries found stale (freed): host answers there are not cached.
+  std::array<std::pair<std::uintptr_t, std::uintptr_t>, 16> freed_{};
+  std::size_t freed_next_ = 0;
+  std::vector<std::pair<CUcontext, CUstream>> streams_;
+  Stats stats_;
+};
+
+} // namespace ampi::gpu
