@@ -617,9 +617,10 @@ Programs::Programs(const Image &image) : image_(image) {
 }
 
 Programs::~Programs() {
+  // The copies stay until the process has ended: what runs after this destructor (LeakSanitizer's
+  // report at exit, a debugger, the dynamic loader's last destructors) still reads them. The
+  // cleaner removes the directory once our end closes `watcher_`.
   current_ = nullptr;
-  remove_directory(dir_.c_str());
-  if (watcher_ >= 0) ::close(watcher_);
 }
 
 void Programs::write_copy(const std::string &to) const {

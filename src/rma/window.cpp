@@ -703,9 +703,11 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
       mine_keys->data_len = mine_keys->ctrl_len = ~0u;
     } else {
       mine_keys->data_len = static_cast<std::uint32_t>(w.mem.rkey().size());
-      std::memcpy(mine_keys->data, w.mem.rkey().data(), mine_keys->data_len);
+      if (mine_keys->data_len) // a window of 0 bytes has no key
+        std::memcpy(mine_keys->data, w.mem.rkey().data(), mine_keys->data_len);
       mine_keys->ctrl_len = static_cast<std::uint32_t>(w.ctrl_mem.rkey().size());
-      std::memcpy(mine_keys->ctrl, w.ctrl_mem.rkey().data(), mine_keys->ctrl_len);
+      if (mine_keys->ctrl_len)
+        std::memcpy(mine_keys->ctrl, w.ctrl_mem.rkey().data(), mine_keys->ctrl_len);
     }
     keys.resize(static_cast<std::size_t>(n));
     coll::allgather(c, mine_keys.get(), keys.data(), sizeof(Keys));

@@ -12,5 +12,5 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 "$bindir/mpicc" "$src" -fPIE -o fallback_pie
-sh "$expect" -e "^ampi: warning: .*fallback_pie: the ranks of a process share its global variables.*\(optarg\)" \
+sh "$expect" -e "^ampi: warning: .*fallback_pie: the ranks of a process share its global variables.*\(optarg[,)]" \
   -o "^fallback ok constructed=1 n=3$" -- "$bindir/ampirun" -np 1 --vp 2 ./fallback_pie -n 3
