@@ -18,7 +18,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ours() { # np mode mps [env...] -> lines "mode size lat bw" (a run that hangs is cut at 120 s)
   local np=$1 mode=$2 mps=$3; shift 3
-  env "$@" timeout 120 ampirun -np "$np" --vp 2 --mps "$mps" "$pp" "$mode" $sizes 2>&1 |
+  env "$@" timeout 70 ampirun -np "$np" --vp 2 --mps "$mps" --timeout 60 "$pp" "$mode" $sizes 2>&1 |
     grep -E "^$mode "
 }
 perftest() { # port env-for-server env-for-client -> lines "size lat bw"

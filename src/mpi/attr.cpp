@@ -66,7 +66,7 @@ const char *keyval_arg(const char *fn) {
 
 int create_keyval(comm::CopyAttrFn *copy, comm::DeleteAttrFn *del, int *keyval, void *extra,
                   const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval=NULL");
   // The predefined "null" callbacks need not be called at all.
   if (copy == &MPI_COMM_NULL_COPY_FN || copy == &MPI_NULL_COPY_FN) copy = nullptr;
@@ -76,7 +76,7 @@ int create_keyval(comm::CopyAttrFn *copy, comm::DeleteAttrFn *del, int *keyval, 
 }
 
 int free_keyval(int *keyval, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval=NULL");
   if (is_predefined(*keyval))
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "%s=%d is predefined", keyval_arg(fn),
@@ -92,7 +92,7 @@ int free_keyval(int *keyval, const char *fn) {
 }
 
 int set_attr(MPI_Comm comm, int keyval, void *value, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (is_predefined(keyval))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is predefined (read-only)", keyval_arg(fn),
@@ -106,7 +106,7 @@ int set_attr(MPI_Comm comm, int keyval, void *value, const char *fn) {
 }
 
 int get_attr(MPI_Comm comm, int keyval, void *value, int *flag, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!value || !flag) return raise(comm, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
   if (const int *v = predefined_value(*self, keyval)) {
@@ -124,7 +124,7 @@ int get_attr(MPI_Comm comm, int keyval, void *value, int *flag, const char *fn) 
 }
 
 int delete_attr(MPI_Comm comm, int keyval, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (is_predefined(keyval))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is predefined (read-only)", keyval_arg(fn),

@@ -337,7 +337,7 @@ AMPI_PMPI_ALIAS(MPI_Reduce_local)
 
 extern "C" int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
   static constexpr const char *fn = "MPI_Op_create";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!user_fn) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "user_fn=NULL");
   if (!op) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op=NULL");
   auto &ops = self->user_ops;
@@ -353,7 +353,7 @@ AMPI_PMPI_ALIAS(MPI_Op_create)
 
 extern "C" int PMPI_Op_free(MPI_Op *op) {
   static constexpr const char *fn = "MPI_Op_free";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!op) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op=NULL");
   if (predefined_op(*op) || *op == MPI_REPLACE || *op == MPI_NO_OP)
     return raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "%s is a predefined operation",
@@ -370,7 +370,7 @@ AMPI_PMPI_ALIAS(MPI_Op_free)
 
 extern "C" int PMPI_Op_commutative(MPI_Op op, int *commute) {
   static constexpr const char *fn = "MPI_Op_commutative";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!commute) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "commute=NULL");
   if (Rank::UserOp *u = find_user_op(*self, op)) {
     *commute = u->commutative;

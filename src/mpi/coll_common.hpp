@@ -19,14 +19,16 @@ struct Call {
   const char *fn;
   MPI_Comm h;
   MPI_Request *req;
+  Entered entered; // the calling rank, for the whole call (threads: holds the PE's mutex)
   Rank *self = nullptr;
   comm::Comm *c = nullptr;
   int err = MPI_SUCCESS;
 
   // Non-blocking calls are the ones named MPI_I...: their `request` must not be NULL.
-  Call(const char *fn_, MPI_Comm comm, MPI_Request *request) : fn(fn_), h(comm), req(request) {
+  Call(const char *fn_, MPI_Comm comm, MPI_Request *request)
+      : fn(fn_), h(comm), req(request), entered(enter(fn_)) {
     const bool nonblocking = fn[4] == 'I';
-    self = enter(fn);
+    self = entered;
     if (!self) {
       err = MPI_ERR_OTHER;
       return;

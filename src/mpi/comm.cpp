@@ -80,7 +80,7 @@ void finalize_comm_attrs(Rank &self) {
 
 extern "C" int PMPI_Comm_size(MPI_Comm comm, int *size) {
   static constexpr const char *fn = "MPI_Comm_size";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!size) return raise(comm, MPI_ERR_ARG, fn, "size=NULL");
   *size = c->size();
@@ -90,7 +90,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_size)
 
 extern "C" int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
   static constexpr const char *fn = "MPI_Comm_rank";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!rank) return raise(comm, MPI_ERR_ARG, fn, "rank=NULL");
   *rank = c->rank;
@@ -122,7 +122,7 @@ int dup_comm(Rank &self, comm::Comm &c, const comm::Info *info, MPI_Comm *newcom
 
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_dup";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   return dup_comm(*self, *c, nullptr, newcomm, fn);
@@ -131,7 +131,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_dup)
 
 extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_dup_with_info";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   const comm::Info *i = find_hints(*self, info, fn, &err_);
@@ -143,7 +143,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_dup_with_info)
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_split";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   if (color < 0 && color != MPI_UNDEFINED)
@@ -157,7 +157,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_split)
 extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_split_type";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
@@ -185,7 +185,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_split_type)
 
 extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_create";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   const comm::Group *g = self->groups.find(group);
@@ -213,7 +213,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_create)
 
 extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Comm_create_group";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   const comm::Group *g = self->groups.find(group);
@@ -263,7 +263,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_create_group)
 
 extern "C" int PMPI_Comm_free(MPI_Comm *comm) {
   static constexpr const char *fn = "MPI_Comm_free";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!comm) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm=NULL");
   AMPI_COMM_OR_RETURN(*self, c, *comm, fn)
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
@@ -276,7 +276,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_free)
 
 extern "C" int PMPI_Comm_disconnect(MPI_Comm *comm) {
   static constexpr const char *fn = "MPI_Comm_disconnect";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!comm) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm=NULL");
   AMPI_COMM_OR_RETURN(*self, c, *comm, fn)
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
@@ -300,7 +300,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_get_parent)
 
 extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   static constexpr const char *fn = "MPI_Comm_compare";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, a, comm1, fn)
   comm::Comm *b = find_comm(*self, comm2, fn, &err_);
   if (!b) return err_;
@@ -333,7 +333,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_compare)
 
 extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
   static constexpr const char *fn = "MPI_Comm_test_inter";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!flag) return raise(comm, MPI_ERR_ARG, fn, "flag=NULL");
   *flag = 0; // ampi has intracommunicators only
@@ -343,7 +343,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_test_inter)
 
 extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
   static constexpr const char *fn = "MPI_Comm_set_name";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!comm_name) return raise(comm, MPI_ERR_ARG, fn, "comm_name=NULL");
   c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
@@ -353,7 +353,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_set_name)
 
 extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
   static constexpr const char *fn = "MPI_Comm_get_name";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!comm_name || !resultlen)
     return raise(comm, MPI_ERR_ARG, fn, "comm_name or resultlen is NULL");
@@ -365,7 +365,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_get_name)
 
 extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   static constexpr const char *fn = "MPI_Comm_set_info";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   const comm::Info *i = find_hints(*self, info, fn, &err_);
   if (!i) return err_;
@@ -377,7 +377,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_set_info)
 
 extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
   static constexpr const char *fn = "MPI_Comm_get_info";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!info_used) return raise(comm, MPI_ERR_ARG, fn, "info_used=NULL");
   *info_used = self->comm_objects.infos.add(c->info);
@@ -400,14 +400,16 @@ int not_inter(Rank &self, MPI_Comm comm, const char *fn) {
 extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
   static constexpr const char *fn = "MPI_Comm_remote_size";
   (void)size;
-  return not_inter(*enter(fn), comm, fn);
+  auto self = enter(fn);
+  return not_inter(*self, comm, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Comm_remote_size)
 
 extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
   static constexpr const char *fn = "MPI_Comm_remote_group";
   (void)group;
-  return not_inter(*enter(fn), comm, fn);
+  auto self = enter(fn);
+  return not_inter(*self, comm, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Comm_remote_group)
 
@@ -415,6 +417,7 @@ extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newi
   static constexpr const char *fn = "MPI_Intercomm_merge";
   (void)high;
   (void)newintracomm;
-  return not_inter(*enter(fn), intercomm, fn);
+  auto self = enter(fn);
+  return not_inter(*self, intercomm, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Intercomm_merge)

@@ -18,11 +18,52 @@ namespace ampi::mpi {
 
 inline constexpr int kTagUb = (1 << 30) - 1;
 
-// The calling rank, or nullptr after raising an error (not inside a rank, or outside
-// MPI_Init..MPI_Finalize).
-Rank *enter(const char *fn);
+// What enter() returns: the calling rank (a pointer to it, never null), for the length of one MPI
+// call. While its PE is threaded (MPI_THREAD_SERIALIZED/MULTIPLE, src/ranks/threads.hpp) it also
+// holds the PE's mutex and releases it at the end of the call, so keep it for the whole call:
+// `auto self = enter(fn);` (`auto self = enter(fn);` does not compile: it would drop the mutex at
+// once).
+class Entered {
+public:
+  explicit Entered(Rank *rank) noexcept : rank_(rank) {}
+  Entered(const Entered &) = delete;
+  Entered &operator=(const Entered &) = delete;
+  // The calling OS thread is inside the library (depth > 0) only while its PE is threaded.
+  ~Entered() {
+    if (ranks::Threads::depth() != 0) [[unlikely]]
+      Pe::get().leave_call();
+  }
+  Rank *operator->() const noexcept { return rank_; }
+  Rank &operator*() const &noexcept { return *rank_; }
+  Rank &operator*() const && = delete; // `Rank &self = *enter(fn);` would drop the mutex at once
+  operator Rank *() const &noexcept { return rank_; }
+  operator Rank *() const && = delete;
+
+private:
+  Rank *rank_;
+};
+
+// The slow paths of enter() and enter_any() (errors.cpp): a threaded PE, a created thread, errors.
+Entered enter_slow(const char *fn, bool initialized);
+
+// The calling rank; ends the job with a message when the caller is no rank (nor a thread of a
+// rank that asked for MPI_THREAD_SERIALIZED or MULTIPLE), or is outside MPI_Init..MPI_Finalize.
+inline Entered enter(const char *fn) {
+  if (Pe *pe = Pe::get_if(); pe && !pe->threaded()) [[likely]] {
+    Rank *self = pe->scheduled_if();
+    if (self && self->initialized && !self->finalized) [[likely]]
+      return Entered(self);
+  }
+  return enter_slow(fn, true);
+}
 // Like enter() but accepts calls before MPI_Init and after MPI_Finalize.
-Rank *enter_any(const char *fn);
+inline Entered enter_any(const char *fn) {
+  if (Pe *pe = Pe::get_if(); pe && !pe->threaded()) [[likely]] {
+    if (Rank *self = pe->scheduled_if()) [[likely]]
+      return Entered(self);
+  }
+  return enter_slow(fn, false);
+}
 
 // Raise MPI_ERR_COMM / MPI_ERR_TYPE for a bad handle (the cold paths of the lookups below).
 comm::Comm *bad_comm(MPI_Comm h, const char *fn, int *err);

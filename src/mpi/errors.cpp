@@ -164,22 +164,48 @@ int unsupported(const char *fn) {
                "%s is not supported by ampi (see the README's table of supported functions)", fn);
 }
 
-Rank *enter_any(const char *fn) {
-  Pe *pe = Pe::get_if();
-  Rank *self = pe ? pe->current_if() : nullptr;
-  if (!self)
+namespace {
+
+// The calling rank, with the PE's mutex taken when the PE is threaded; ends the job if there is
+// none.
+Rank *find_caller(const char *fn) {
+  if (Pe *pe = Pe::get_if()) {
+    if (pe->threaded()) pe->threads().lock();
+    Rank *r = pe->current_if();
+    if (!r) fatal(nullptr, MPI_ERR_OTHER, fn, "called outside the ranks of the process");
+    return r;
+  }
+  // Not the PE's thread: a thread that a rank created, or none of ours.
+  Rank *r = Pe::enter_thread();
+  if (!r)
     fatal(nullptr, MPI_ERR_OTHER, fn,
-          "called from a thread that is not an MPI rank (ampi provides MPI_THREAD_FUNNELED)");
-  return self;
+          "called from a thread that is not an MPI rank and was not created by one");
+  if (r->thread_level < MPI_THREAD_SERIALIZED) {
+    fatal(r, MPI_ERR_OTHER, fn,
+          r->initialized
+              ? "called from a thread the rank created, but MPI_Init_thread did not provide "
+                "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE"
+              : "called from a thread the rank created before the rank called MPI_Init_thread");
+  }
+  return r;
 }
 
-Rank *enter(const char *fn) {
-  Rank *self = enter_any(fn);
-  if (!self->initialized || self->finalized) [[unlikely]] {
+} // namespace
+
+Entered enter_slow(const char *fn, bool initialized) {
+  if (Pe *pe = Pe::get_if(); pe && pe->threaded()) [[likely]] { // a threaded PE's every call
+    pe->threads().lock();
+    Rank *self = pe->current_if(); // a created thread's nested call has its own rank
+    if (self && (!initialized || (self->initialized && !self->finalized))) [[likely]]
+      return Entered(self);
+    pe->threads().unlock(); // find_caller takes it again and raises
+  }
+  Rank *self = find_caller(fn);
+  if (initialized && (!self->initialized || self->finalized)) [[unlikely]] {
     fatal(self, MPI_ERR_OTHER, fn,
           self->finalized ? "called after MPI_Finalize" : "called before MPI_Init");
   }
-  return self;
+  return Entered(self);
 }
 
 comm::Comm *bad_comm(MPI_Comm h, const char *fn, int *err) {
@@ -243,7 +269,7 @@ AMPI_PMPI_ALIAS(MPI_Error_string)
 
 extern "C" int PMPI_Add_error_class(int *errorclass) {
   static constexpr const char *fn = "MPI_Add_error_class";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!errorclass) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorclass=NULL");
   *errorclass = self->comm_objects.errors.add(-1);
   return MPI_SUCCESS;
@@ -252,7 +278,7 @@ AMPI_PMPI_ALIAS(MPI_Add_error_class)
 
 extern "C" int PMPI_Add_error_code(int errorclass, int *errorcode) {
   static constexpr const char *fn = "MPI_Add_error_code";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!errorcode) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorcode=NULL");
   const comm::UserErrors::Entry *u = self->comm_objects.errors.find(errorclass);
   const bool is_class =
@@ -267,7 +293,7 @@ AMPI_PMPI_ALIAS(MPI_Add_error_code)
 
 extern "C" int PMPI_Add_error_string(int errorcode, const char *string) {
   static constexpr const char *fn = "MPI_Add_error_string";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!string) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "string=NULL");
   if (strnlen(string, MPI_MAX_ERROR_STRING) >= MPI_MAX_ERROR_STRING)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
@@ -286,7 +312,7 @@ AMPI_PMPI_ALIAS(MPI_Add_error_string)
 
 extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   static constexpr const char *fn = "MPI_Comm_set_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
@@ -303,7 +329,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_set_errhandler)
 
 extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Comm_get_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
@@ -317,7 +343,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_get_errhandler)
 extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
                                            MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Comm_create_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
   self->errhandlers.push_back({function, 1});
@@ -329,7 +355,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)
 
 extern "C" int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Errhandler_free";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   if (!errhandler) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler=NULL");
   const unsigned idx = static_cast<unsigned>(*errhandler) ^ kErrhandlerKind;
   if (idx >= 2) {
@@ -346,7 +372,7 @@ AMPI_PMPI_ALIAS(MPI_Errhandler_free)
 
 extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   static constexpr const char *fn = "MPI_Comm_call_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;

@@ -76,7 +76,7 @@ bool expand_ranges(const comm::Group &g, int n, const int ranges[][3], std::vect
 
 extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
   static constexpr const char *fn = "MPI_Comm_group";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!group) return raise(comm, MPI_ERR_ARG, fn, "group=NULL");
   *group = self->groups.add(c->group);
@@ -86,7 +86,7 @@ AMPI_PMPI_ALIAS(MPI_Comm_group)
 
 extern "C" int PMPI_Group_size(MPI_Group group, int *size) {
   static constexpr const char *fn = "MPI_Group_size";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (!size) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size=NULL");
   *size = g->size();
@@ -96,7 +96,7 @@ AMPI_PMPI_ALIAS(MPI_Group_size)
 
 extern "C" int PMPI_Group_rank(MPI_Group group, int *rank) {
   static constexpr const char *fn = "MPI_Group_rank";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (!rank) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "rank=NULL");
   *rank = g->rank_of(self->world_rank);
@@ -106,7 +106,7 @@ AMPI_PMPI_ALIAS(MPI_Group_rank)
 
 extern "C" int PMPI_Group_free(MPI_Group *group) {
   static constexpr const char *fn = "MPI_Group_free";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!group) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "group=NULL");
   AMPI_GROUP_OR_RETURN(*self, g, *group, fn)
   (void)g;
@@ -119,7 +119,7 @@ AMPI_PMPI_ALIAS(MPI_Group_free)
 extern "C" int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
                                           MPI_Group group2, int ranks2[]) {
   static constexpr const char *fn = "MPI_Group_translate_ranks";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g1, group1, fn)
   const comm::Group *g2 = find_group(*self, group2, fn, &gerr_);
   if (!g2) return gerr_;
@@ -137,7 +137,7 @@ AMPI_PMPI_ALIAS(MPI_Group_translate_ranks)
 
 extern "C" int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) {
   static constexpr const char *fn = "MPI_Group_compare";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g1, group1, fn)
   const comm::Group *g2 = find_group(*self, group2, fn, &gerr_);
   if (!g2) return gerr_;
@@ -156,7 +156,7 @@ AMPI_PMPI_ALIAS(MPI_Group_compare)
 
 extern "C" int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {
   static constexpr const char *fn = "MPI_Group_incl";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (n < 0 || n > g->size() || (n > 0 && !ranks) || !newgroup)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d (group size %d), ranks or newgroup NULL", n,
@@ -178,7 +178,7 @@ AMPI_PMPI_ALIAS(MPI_Group_incl)
 
 extern "C" int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) {
   static constexpr const char *fn = "MPI_Group_excl";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (n < 0 || n > g->size() || (n > 0 && !ranks) || !newgroup)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d (group size %d), ranks or newgroup NULL", n,
@@ -201,7 +201,7 @@ AMPI_PMPI_ALIAS(MPI_Group_excl)
 
 extern "C" int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) {
   static constexpr const char *fn = "MPI_Group_range_incl";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (n < 0 || (n > 0 && !ranges) || !newgroup)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d, ranges or newgroup NULL", n);
@@ -217,7 +217,7 @@ AMPI_PMPI_ALIAS(MPI_Group_range_incl)
 
 extern "C" int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) {
   static constexpr const char *fn = "MPI_Group_range_excl";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g, group, fn)
   if (n < 0 || (n > 0 && !ranges) || !newgroup)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "n=%d, ranges or newgroup NULL", n);
@@ -239,7 +239,7 @@ namespace {
 enum class SetOp { Union, Intersection, Difference };
 
 int set_op(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, SetOp op, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_GROUP_OR_RETURN(*self, g1, group1, fn)
   const comm::Group *g2 = find_group(*self, group2, fn, &gerr_);
   if (!g2) return gerr_;

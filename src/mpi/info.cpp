@@ -83,7 +83,7 @@ int check_key(const char *key, const char *fn) {
 
 extern "C" int PMPI_Info_create(MPI_Info *info) {
   static constexpr const char *fn = "MPI_Info_create";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   if (!info) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info=NULL");
   *info = self->comm_objects.infos.add({});
   return MPI_SUCCESS;
@@ -92,7 +92,7 @@ AMPI_PMPI_ALIAS(MPI_Info_create)
 
 extern "C" int PMPI_Info_set(MPI_Info info, const char *key, const char *value) {
   static constexpr const char *fn = "MPI_Info_set";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_INFO_OR_RETURN(*self, i, info, fn)
   if (info == MPI_INFO_ENV)
     return raise(MPI_COMM_WORLD, MPI_ERR_INFO, fn, "MPI_INFO_ENV cannot be modified");
@@ -108,7 +108,7 @@ AMPI_PMPI_ALIAS(MPI_Info_set)
 
 extern "C" int PMPI_Info_delete(MPI_Info info, const char *key) {
   static constexpr const char *fn = "MPI_Info_delete";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_INFO_OR_RETURN(*self, i, info, fn)
   if (info == MPI_INFO_ENV)
     return raise(MPI_COMM_WORLD, MPI_ERR_INFO, fn, "MPI_INFO_ENV cannot be modified");
@@ -121,7 +121,7 @@ AMPI_PMPI_ALIAS(MPI_Info_delete)
 
 extern "C" int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) {
   static constexpr const char *fn = "MPI_Info_get";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_INFO_OR_RETURN(*self, i, info, fn)
   if (int e = check_key(key, fn)) return e;
   if (valuelen < 0) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "valuelen=%d", valuelen);
@@ -139,7 +139,7 @@ AMPI_PMPI_ALIAS(MPI_Info_get)
 
 extern "C" int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) {
   static constexpr const char *fn = "MPI_Info_get_valuelen";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_INFO_OR_RETURN(*self, i, info, fn)
   if (int e = check_key(key, fn)) return e;
   if (!valuelen || !flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "valuelen or flag is NULL");
@@ -152,7 +152,7 @@ AMPI_PMPI_ALIAS(MPI_Info_get_valuelen)
 
 extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
   static constexpr const char *fn = "MPI_Info_get_nkeys";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_INFO_OR_RETURN(*self, i, info, fn)
   if (!nkeys) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "nkeys=NULL");
   *nkeys = static_cast<int>(i->entries.size());
@@ -162,7 +162,7 @@ AMPI_PMPI_ALIAS(MPI_Info_get_nkeys)
 
 extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key) {
   static constexpr const char *fn = "MPI_Info_get_nthkey";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_INFO_OR_RETURN(*self, i, info, fn)
   if (!key) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "key=NULL");
   if (n < 0 || n >= static_cast<int>(i->entries.size()))
@@ -176,7 +176,7 @@ AMPI_PMPI_ALIAS(MPI_Info_get_nthkey)
 
 extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
   static constexpr const char *fn = "MPI_Info_dup";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   AMPI_INFO_OR_RETURN(*self, i, info, fn)
   if (!newinfo) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "newinfo=NULL");
   comm::Info copy = *i; // copied first: adding may move the table's storage
@@ -187,7 +187,7 @@ AMPI_PMPI_ALIAS(MPI_Info_dup)
 
 extern "C" int PMPI_Info_free(MPI_Info *info) {
   static constexpr const char *fn = "MPI_Info_free";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   if (!info) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info=NULL");
   AMPI_INFO_OR_RETURN(*self, i, *info, fn)
   (void)i;

@@ -1,5 +1,6 @@
 // src/mpi/init.cpp — the MPI environment functions: init and finalize of a rank, abort, thread
-// level, versions, processor name, memory allocation.
+// level (and whether the caller is the rank's main thread), versions, processor name, memory
+// allocation.
 #include "coll/coll.hpp"
 #include "mpi/comm_util.hpp"
 #include "mpi/common.hpp"
@@ -16,14 +17,21 @@ using namespace ampi::mpi;
 
 namespace {
 
-int init_common(const char *fn) {
-  Rank *self = enter_any(fn);
-  if (self->initialized)
+int init_common(Rank &self, const char *fn) {
+  if (self.initialized)
     return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,
-                 self->finalized ? "MPI cannot be initialized again after MPI_Finalize"
-                                 : "MPI is already initialized");
-  self->initialized = true;
+                 self.finalized ? "MPI cannot be initialized again after MPI_Finalize"
+                                : "MPI is already initialized");
+  self.initialized = true;
   return MPI_SUCCESS;
+}
+
+// The rank of the calling thread for the questions that may be asked at any time (no mutex
+// taken: they read flags that only the rank's main thread writes): the rank the PE runs, or the
+// creator of a thread that a rank created.
+Rank *asking_rank() {
+  if (Pe *pe = Pe::get_if()) return pe->current_if();
+  return ranks::creator_rank_any();
 }
 
 } // namespace
@@ -31,7 +39,8 @@ int init_common(const char *fn) {
 extern "C" int PMPI_Init(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  return init_common("MPI_Init");
+  auto self = enter_any("MPI_Init");
+  return init_common(*self, "MPI_Init");
 }
 AMPI_PMPI_ALIAS(MPI_Init)
 
@@ -42,19 +51,27 @@ extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *prov
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Init_thread",
                  "required=%d is not a thread level", required);
-  // Ranks are user-level threads sharing the PE's OS thread: only the rank itself may call MPI.
-  const int level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
-  const int e = init_common("MPI_Init_thread");
-  if (e == MPI_SUCCESS) {
-    *provided = level;
-    Pe::get().current().thread_level = level;
-  }
-  return e;
+  auto self = enter_any("MPI_Init_thread");
+  const int e = init_common(*self, "MPI_Init_thread");
+  if (e != MPI_SUCCESS) return e;
+  // The rank's user-level thread is its main thread. Threads it creates may call MPI when it
+  // asks for SERIALIZED or MULTIPLE: its PE then guards its state with a mutex
+  // (src/ranks/threads.hpp). Either way ampi provides what was asked for.
+  self->thread_level = required;
+  *provided = required;
+  if (required >= MPI_THREAD_SERIALIZED && !self->pe.threaded())
+    self->pe.enable_threads(); // may take the PE's mutex, which `self` releases
+  return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Init_thread)
 
 extern "C" int PMPI_Query_thread(int *provided) {
   if (!provided) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Query_thread", "provided=NULL");
+  // Any thread of a rank may ask (it reads what MPI_Init_thread set once).
+  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any(); r && r->initialized) {
+    *provided = r->thread_level;
+    return MPI_SUCCESS;
+  }
   *provided = enter("MPI_Query_thread")->thread_level;
   return MPI_SUCCESS;
 }
@@ -62,15 +79,23 @@ AMPI_PMPI_ALIAS(MPI_Query_thread)
 
 extern "C" int PMPI_Is_thread_main(int *flag) {
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Is_thread_main", "flag=NULL");
-  enter("MPI_Is_thread_main"); // only a rank reaches here: it is its own main thread
-  *flag = 1;
+  // A thread that a rank created may ask whatever the thread level.
+  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any(); r && r->initialized) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  auto self = enter("MPI_Is_thread_main");
+  *flag = !Pe::in_thread(); // the rank's user-level thread is its main thread
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Is_thread_main)
 
 extern "C" int PMPI_Finalize(void) {
   static constexpr const char *fn = "MPI_Finalize";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
+  if (Pe::in_thread())
+    return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,
+                 "called from a thread the rank created; the rank's main thread must call it");
   finalize_comm_attrs(*self); // MPI_COMM_SELF's attribute delete callbacks run first
   p2p::drain_bsend(fn);
   // Finalize is collective: no rank leaves while another may still talk to it.
@@ -83,8 +108,7 @@ AMPI_PMPI_ALIAS(MPI_Finalize)
 
 extern "C" int PMPI_Initialized(int *flag) {
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Initialized", "flag=NULL");
-  Pe *pe = Pe::get_if();
-  Rank *self = pe ? pe->current_if() : nullptr;
+  const Rank *self = asking_rank();
   *flag = self && self->initialized;
   return MPI_SUCCESS;
 }
@@ -92,15 +116,21 @@ AMPI_PMPI_ALIAS(MPI_Initialized)
 
 extern "C" int PMPI_Finalized(int *flag) {
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Finalized", "flag=NULL");
-  Pe *pe = Pe::get_if();
-  Rank *self = pe ? pe->current_if() : nullptr;
+  const Rank *self = asking_rank();
   *flag = self && self->finalized;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Finalized)
 
 extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
-  Rank *self = enter_any("MPI_Abort");
+  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any()) {
+    // A thread of a rank ends the job whatever the thread level (nothing else is touched).
+    std::fflush(stdout);
+    std::fprintf(stderr, "ampi: a thread of rank %d called MPI_Abort(..., %d): ending the job\n",
+                 r->world_rank, errorcode);
+    Pe::abort_job(errorcode);
+  }
+  auto self = enter_any("MPI_Abort");
   const comm::Comm *c = self->comms.find(comm);
   std::fflush(stdout);
   std::fprintf(stderr, "ampi: rank %d called MPI_Abort(%s, %d): ending the job\n", self->world_rank,

@@ -315,7 +315,7 @@ namespace {
 
 int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, int dest, int tag,
                 MPI_Comm comm, p2p::Mode mode, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   Checked ck = check(*self, fn, buf, count, type, dest, tag, comm, false);
   if (!ck.comm) [[unlikely]]
     return ck.err;
@@ -395,7 +395,7 @@ namespace {
 
 int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int source, int tag,
                 MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   Checked ck = check(*self, fn, buf, count, type, source, tag, comm, true);
   if (!ck.comm) [[unlikely]]
     return ck.err;
@@ -485,7 +485,7 @@ extern "C" int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
                              int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Sendrecv";
   // Both halves are checked before anything is sent.
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   Checked rc = check(*self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
   if (!rc.comm) return rc.err;
   Checked sc = check(*self, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
@@ -512,7 +512,7 @@ extern "C" int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
                                      int sendtag, int source, int recvtag, MPI_Comm comm,
                                      MPI_Status *status) {
   static constexpr const char *fn = "MPI_Sendrecv_replace";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   Checked ck = check(*self, fn, buf, count, datatype, dest, sendtag, comm, false);
   if (!ck.comm) return ck.err;
   // The data to send, packed; the receive then lands in buf with the caller's type.
@@ -535,7 +535,7 @@ AMPI_PMPI_ALIAS(MPI_Sendrecv_replace)
 
 extern "C" int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Wait";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request) [[unlikely]]
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   if (*request == MPI_REQUEST_NULL) {
@@ -556,7 +556,7 @@ AMPI_PMPI_ALIAS(MPI_Wait)
 
 extern "C" int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Test";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request || !flag) [[unlikely]]
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request or flag is NULL");
   if (*request == MPI_REQUEST_NULL) {
@@ -586,7 +586,7 @@ AMPI_PMPI_ALIAS(MPI_Test)
 
 extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Request_get_status";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
   if (request == MPI_REQUEST_NULL) {
     *flag = 1;
@@ -671,7 +671,7 @@ int finish_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Reques
 extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
                             MPI_Status array_of_statuses[]) {
   static constexpr const char *fn = "MPI_Waitall";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   std::vector<p2p::Request *> rs;
   if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
   for (p2p::Request *r : rs)
@@ -683,7 +683,7 @@ AMPI_PMPI_ALIAS(MPI_Waitall)
 extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
                             MPI_Status array_of_statuses[]) {
   static constexpr const char *fn = "MPI_Testall";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
   std::vector<p2p::Request *> rs;
   if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
@@ -709,7 +709,7 @@ namespace {
 // Waitany and Testany: the first completed request, or MPI_UNDEFINED when none is active.
 int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
                bool blocking, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!index || (!blocking && !flag))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "index or flag is NULL");
   std::vector<p2p::Request *> rs;
@@ -749,7 +749,7 @@ int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
 // Waitsome and Testsome.
 int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
                 MPI_Status statuses[], bool blocking, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!outcount || (incount > 0 && !indices))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "outcount or array_of_indices is NULL");
   std::vector<p2p::Request *> rs;
@@ -822,7 +822,7 @@ AMPI_PMPI_ALIAS(MPI_Testsome)
 
 extern "C" int PMPI_Request_free(MPI_Request *request) {
   static constexpr const char *fn = "MPI_Request_free";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
@@ -846,7 +846,7 @@ AMPI_PMPI_ALIAS(MPI_Request_free)
 
 extern "C" int PMPI_Cancel(MPI_Request *request) {
   static constexpr const char *fn = "MPI_Cancel";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
@@ -880,7 +880,7 @@ namespace {
 
 int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
                  MPI_Status *status) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
@@ -931,7 +931,7 @@ AMPI_PMPI_ALIAS(MPI_Iprobe)
 
 extern "C" int PMPI_Buffer_attach(void *buffer, int size) {
   static constexpr const char *fn = "MPI_Buffer_attach";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (size < 0 || (!buffer && size > 0))
     return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn, "buffer=%p size=%d", buffer, size);
   if (self->bsend.base)
@@ -946,7 +946,7 @@ AMPI_PMPI_ALIAS(MPI_Buffer_attach)
 
 extern "C" int PMPI_Buffer_detach(void *buffer_addr, int *size) {
   static constexpr const char *fn = "MPI_Buffer_detach";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!buffer_addr || !size)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "buffer_addr or size is NULL");
   p2p::drain_bsend(fn);

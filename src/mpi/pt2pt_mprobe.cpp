@@ -17,7 +17,7 @@ constexpr std::uint32_t kMrecvContext = 0xfffffffeu;
 
 int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
                   MPI_Message *message, MPI_Status *status) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
@@ -73,7 +73,7 @@ int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
 
 int mrecv_common(const char *fn, void *buf, int count, MPI_Datatype type, MPI_Message *message,
                  MPI_Status *status, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!message) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "message=NULL");
   if (*message == MPI_MESSAGE_NO_PROC) {
     int err = MPI_SUCCESS;

@@ -15,7 +15,7 @@ namespace {
 
 int init_common(const char *fn, const void *buf, int count, MPI_Datatype type, int peer, int tag,
                 MPI_Comm comm, p2p::Kind kind, p2p::Mode mode, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request) return raise(comm, MPI_ERR_ARG, fn, "request=NULL");
   const bool recv = kind == p2p::Kind::Recv;
   Checked ck = check(*self, fn, buf, count, type, peer, tag, comm, recv);
@@ -115,7 +115,7 @@ AMPI_PMPI_ALIAS(MPI_Recv_init)
 
 extern "C" int PMPI_Start(MPI_Request *request) {
   static constexpr const char *fn = "MPI_Start";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "request=NULL");
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
@@ -126,7 +126,7 @@ AMPI_PMPI_ALIAS(MPI_Start)
 
 extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
   static constexpr const char *fn = "MPI_Startall";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (count < 0) return raise(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "count=%d is negative", count);
   if (count > 0 && !array_of_requests)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "array_of_requests=NULL");
@@ -154,7 +154,7 @@ extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                                    MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                                    MPI_Request *request) {
   static constexpr const char *fn = "MPI_Grequest_start";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!query_fn || !free_fn || !cancel_fn || !request)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
                  "query_fn, free_fn, cancel_fn or request is NULL");
@@ -171,7 +171,7 @@ AMPI_PMPI_ALIAS(MPI_Grequest_start)
 
 extern "C" int PMPI_Grequest_complete(MPI_Request request) {
   static constexpr const char *fn = "MPI_Grequest_complete";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, request, fn, &err);
   if (!r) return err;

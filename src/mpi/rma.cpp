@@ -68,7 +68,7 @@ const datatype::Type *win_type(rma::Window &w, MPI_Datatype t, const char *fn, c
 
 int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                 void *baseptr, MPI_Win *win, const char *fn) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   int err = MPI_SUCCESS;
   comm::Comm *parent = find_comm(*self, comm, fn, &err);
   if (!parent) return err;
@@ -176,7 +176,7 @@ int done_request(Rank &self, rma::Window &w, MPI_Request *request) {
 
 int do_put(const char *fn, const void *oaddr, int ocount, MPI_Datatype otype, int target,
            MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   int err = MPI_SUCCESS;
   bool skip = false;
@@ -203,7 +203,7 @@ int do_put(const char *fn, const void *oaddr, int ocount, MPI_Datatype otype, in
 
 int do_get(const char *fn, void *oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
            int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   int err = MPI_SUCCESS;
   bool skip = false;
@@ -230,7 +230,7 @@ int do_get(const char *fn, void *oaddr, int ocount, MPI_Datatype otype, int targ
 int do_acc(const char *fn, const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
            int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
            MPI_Datatype ttype, MPI_Op op, MPI_Win win, bool fetch, MPI_Request *request) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   int err = MPI_SUCCESS;
   bool skip = false;
@@ -324,7 +324,7 @@ AMPI_PMPI_ALIAS(MPI_Win_create_dynamic)
 extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                                      void *baseptr) {
   static constexpr const char *fn = "MPI_Win_shared_query";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!size || !disp_unit || !baseptr)
     return raise_win(*w, MPI_ERR_ARG, fn, "size, disp_unit or baseptr is NULL");
@@ -357,7 +357,7 @@ AMPI_PMPI_ALIAS(MPI_Win_shared_query)
 
 extern "C" int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
   static constexpr const char *fn = "MPI_Win_attach";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
     return raise_win(*w, MPI_ERR_RMA_FLAVOR, fn, "win was not made by MPI_Win_create_dynamic");
@@ -374,7 +374,7 @@ AMPI_PMPI_ALIAS(MPI_Win_attach)
 
 extern "C" int PMPI_Win_detach(MPI_Win win, const void *base) {
   static constexpr const char *fn = "MPI_Win_detach";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
     return raise_win(*w, MPI_ERR_RMA_FLAVOR, fn, "win was not made by MPI_Win_create_dynamic");
@@ -386,7 +386,7 @@ AMPI_PMPI_ALIAS(MPI_Win_detach)
 
 extern "C" int PMPI_Win_free(MPI_Win *win) {
   static constexpr const char *fn = "MPI_Win_free";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!win) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "win=NULL");
   AMPI_WIN_OR_RETURN(*self, w, *win, fn)
   if (w->locks > 0 || w->lock_all || w->access_open || w->exposure_open)
@@ -406,7 +406,7 @@ AMPI_PMPI_ALIAS(MPI_Win_free)
 
 extern "C" int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) {
   static constexpr const char *fn = "MPI_Win_get_group";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!group) return raise_win(*w, MPI_ERR_ARG, fn, "group=NULL");
   *group = self->groups.add(w->comm->group);
@@ -416,7 +416,7 @@ AMPI_PMPI_ALIAS(MPI_Win_get_group)
 
 extern "C" int PMPI_Win_set_name(MPI_Win win, const char *win_name) {
   static constexpr const char *fn = "MPI_Win_set_name";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!win_name) return raise_win(*w, MPI_ERR_ARG, fn, "win_name=NULL");
   w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
@@ -426,7 +426,7 @@ AMPI_PMPI_ALIAS(MPI_Win_set_name)
 
 extern "C" int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
   static constexpr const char *fn = "MPI_Win_get_name";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!win_name || !resultlen)
     return raise_win(*w, MPI_ERR_ARG, fn, "win_name or resultlen is NULL");
@@ -438,7 +438,7 @@ AMPI_PMPI_ALIAS(MPI_Win_get_name)
 
 extern "C" int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   static constexpr const char *fn = "MPI_Win_set_info";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   int err = MPI_SUCCESS;
   const comm::Info *i = find_hints(*self, info, fn, &err);
@@ -452,7 +452,7 @@ AMPI_PMPI_ALIAS(MPI_Win_set_info)
 
 extern "C" int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
   static constexpr const char *fn = "MPI_Win_get_info";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!info_used) return raise_win(*w, MPI_ERR_ARG, fn, "info_used=NULL");
   *info_used = self->comm_objects.infos.add(w->info);
@@ -476,7 +476,7 @@ extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_
                                       MPI_Win_delete_attr_function *win_delete_attr_fn,
                                       int *win_keyval, void *extra_state) {
   static constexpr const char *fn = "MPI_Win_create_keyval";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!win_keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "win_keyval=NULL");
   // Windows are never duplicated: the copy callback is kept but never called.
   comm::CopyAttrFn *copy = win_copy_attr_fn == &MPI_WIN_NULL_COPY_FN ? nullptr : win_copy_attr_fn;
@@ -489,7 +489,7 @@ AMPI_PMPI_ALIAS(MPI_Win_create_keyval)
 
 extern "C" int PMPI_Win_free_keyval(int *win_keyval) {
   static constexpr const char *fn = "MPI_Win_free_keyval";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   if (!win_keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "win_keyval=NULL");
   if (predefined_win_key(*win_keyval))
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined", *win_keyval);
@@ -506,7 +506,7 @@ AMPI_PMPI_ALIAS(MPI_Win_free_keyval)
 
 extern "C" int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
   static constexpr const char *fn = "MPI_Win_set_attr";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (predefined_win_key(win_keyval))
     return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined (read-only)", win_keyval);
@@ -520,7 +520,7 @@ AMPI_PMPI_ALIAS(MPI_Win_set_attr)
 
 extern "C" int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   static constexpr const char *fn = "MPI_Win_delete_attr";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (predefined_win_key(win_keyval))
     return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined (read-only)", win_keyval);
@@ -536,7 +536,7 @@ AMPI_PMPI_ALIAS(MPI_Win_delete_attr)
 
 extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag) {
   static constexpr const char *fn = "MPI_Win_get_attr";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!attribute_val || !flag)
     return raise_win(*w, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
@@ -578,7 +578,7 @@ AMPI_PMPI_ALIAS(MPI_Win_get_attr)
 extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
                                           MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Win_create_errhandler";
-  Rank *self = enter_any(fn);
+  auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
   self->errhandlers.push_back({reinterpret_cast<MPI_Comm_errhandler_function *>(function), 1});
@@ -590,7 +590,7 @@ AMPI_PMPI_ALIAS(MPI_Win_create_errhandler)
 
 extern "C" int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   static constexpr const char *fn = "MPI_Win_set_errhandler";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   const unsigned idx = static_cast<unsigned>(errhandler) ^ kErrhandlerKind;
   const bool ok = errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_RETURN ||
@@ -605,7 +605,7 @@ AMPI_PMPI_ALIAS(MPI_Win_set_errhandler)
 
 extern "C" int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Win_get_errhandler";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!errhandler) return raise_win(*w, MPI_ERR_ARG, fn, "errhandler=NULL");
   *errhandler = w->errhandler;
@@ -616,7 +616,7 @@ AMPI_PMPI_ALIAS(MPI_Win_get_errhandler)
 
 extern "C" int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   static constexpr const char *fn = "MPI_Win_call_errhandler";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   raise_win(*w, errorcode, fn, "error raised by the program");
   return MPI_SUCCESS;
@@ -716,7 +716,7 @@ extern "C" int PMPI_Compare_and_swap(const void *origin_addr, const void *compar
                                      void *result_addr, MPI_Datatype datatype, int target_rank,
                                      MPI_Aint target_disp, MPI_Win win) {
   static constexpr const char *fn = "MPI_Compare_and_swap";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   int err = MPI_SUCCESS;
   bool skip = false;
@@ -748,7 +748,7 @@ AMPI_PMPI_ALIAS(MPI_Compare_and_swap)
 
 extern "C" int PMPI_Win_fence(int assert_flags, MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_fence";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   constexpr int kValid =
       MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
@@ -764,7 +764,7 @@ AMPI_PMPI_ALIAS(MPI_Win_fence)
 
 extern "C" int PMPI_Win_post(MPI_Group group, int assert_flags, MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_post";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (assert_flags & ~(MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT))
     return raise_win(*w, MPI_ERR_ASSERT, fn, "assert=%d has bits MPI_Win_post does not know",
@@ -782,7 +782,7 @@ AMPI_PMPI_ALIAS(MPI_Win_post)
 
 extern "C" int PMPI_Win_start(MPI_Group group, int assert_flags, MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_start";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (assert_flags & ~MPI_MODE_NOCHECK)
     return raise_win(*w, MPI_ERR_ASSERT, fn, "assert=%d has bits MPI_Win_start does not know",
@@ -801,7 +801,7 @@ AMPI_PMPI_ALIAS(MPI_Win_start)
 
 extern "C" int PMPI_Win_complete(MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_complete";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!w->access_open)
     return raise_win(*w, MPI_ERR_RMA_SYNC, fn, "no access epoch is open (MPI_Win_start)");
@@ -812,7 +812,7 @@ AMPI_PMPI_ALIAS(MPI_Win_complete)
 
 extern "C" int PMPI_Win_wait(MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_wait";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!w->exposure_open)
     return raise_win(*w, MPI_ERR_RMA_SYNC, fn, "no exposure epoch is open (MPI_Win_post)");
@@ -823,7 +823,7 @@ AMPI_PMPI_ALIAS(MPI_Win_wait)
 
 extern "C" int PMPI_Win_test(MPI_Win win, int *flag) {
   static constexpr const char *fn = "MPI_Win_test";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!flag) return raise_win(*w, MPI_ERR_ARG, fn, "flag=NULL");
   if (!w->exposure_open)
@@ -835,7 +835,7 @@ AMPI_PMPI_ALIAS(MPI_Win_test)
 
 extern "C" int PMPI_Win_lock(int lock_type, int rank, int assert_flags, MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_lock";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
     return raise_win(*w, MPI_ERR_LOCKTYPE, fn,
@@ -856,7 +856,7 @@ AMPI_PMPI_ALIAS(MPI_Win_lock)
 
 extern "C" int PMPI_Win_unlock(int rank, MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_unlock";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (rank < 0 || rank >= w->comm->size())
@@ -871,7 +871,7 @@ AMPI_PMPI_ALIAS(MPI_Win_unlock)
 
 extern "C" int PMPI_Win_lock_all(int assert_flags, MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_lock_all";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (assert_flags & ~MPI_MODE_NOCHECK)
     return raise_win(*w, MPI_ERR_ASSERT, fn, "assert=%d: only MPI_MODE_NOCHECK applies",
@@ -885,7 +885,7 @@ AMPI_PMPI_ALIAS(MPI_Win_lock_all)
 
 extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_unlock_all";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!w->lock_all)
     return raise_win(*w, MPI_ERR_RMA_SYNC, fn, "the window is not locked by MPI_Win_lock_all");
@@ -897,7 +897,7 @@ AMPI_PMPI_ALIAS(MPI_Win_unlock_all)
 namespace {
 
 int do_flush(const char *fn, MPI_Win win, int rank, bool all) {
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!all) {
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -937,7 +937,7 @@ AMPI_PMPI_ALIAS(MPI_Win_flush_local_all)
 
 extern "C" int PMPI_Win_sync(MPI_Win win) {
   static constexpr const char *fn = "MPI_Win_sync";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   (void)w;
   // The unified model: public and private copies are one memory; order our loads and stores.

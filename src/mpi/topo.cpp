@@ -182,7 +182,7 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
                                 int reorder, MPI_Comm *comm_cart) {
   static constexpr const char *fn = "MPI_Cart_create";
   (void)reorder;
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm_old, fn)
   if (!comm_cart) return raise(comm_old, MPI_ERR_ARG, fn, "comm_cart=NULL");
   int points = 0;
@@ -267,7 +267,7 @@ AMPI_PMPI_ALIAS(MPI_Dims_create)
 
 extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int *ndims) {
   static constexpr const char *fn = "MPI_Cartdim_get";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Cart, fn)
   if (!ndims) return raise(comm, MPI_ERR_ARG, fn, "ndims=NULL");
@@ -278,7 +278,7 @@ AMPI_PMPI_ALIAS(MPI_Cartdim_get)
 
 extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   static constexpr const char *fn = "MPI_Cart_get";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Cart, fn)
   const int n = static_cast<int>(t->dims.size());
@@ -299,7 +299,7 @@ AMPI_PMPI_ALIAS(MPI_Cart_get)
 
 extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) {
   static constexpr const char *fn = "MPI_Cart_rank";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Cart, fn)
   if (!rank || (!coords && !t->dims.empty()))
@@ -317,7 +317,7 @@ AMPI_PMPI_ALIAS(MPI_Cart_rank)
 
 extern "C" int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   static constexpr const char *fn = "MPI_Cart_coords";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Cart, fn)
   const int n = static_cast<int>(t->dims.size());
@@ -336,7 +336,7 @@ AMPI_PMPI_ALIAS(MPI_Cart_coords)
 extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
                                int *rank_dest) {
   static constexpr const char *fn = "MPI_Cart_shift";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Cart, fn)
   if (direction < 0 || direction >= static_cast<int>(t->dims.size()))
@@ -351,7 +351,7 @@ AMPI_PMPI_ALIAS(MPI_Cart_shift)
 
 extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
   static constexpr const char *fn = "MPI_Cart_sub";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Cart, fn)
   if (!newcomm || (!remain_dims && !t->dims.empty()))
@@ -379,7 +379,7 @@ AMPI_PMPI_ALIAS(MPI_Cart_sub)
 extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                              int *newrank) {
   static constexpr const char *fn = "MPI_Cart_map";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newrank) return raise(comm, MPI_ERR_ARG, fn, "newrank=NULL");
   int points = 0;
@@ -395,7 +395,7 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
                                  const int edges[], int reorder, MPI_Comm *comm_graph) {
   static constexpr const char *fn = "MPI_Graph_create";
   (void)reorder;
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm_old, fn)
   if (!comm_graph) return raise(comm_old, MPI_ERR_ARG, fn, "comm_graph=NULL");
   if (int e = check_graph(comm_old, c->size(), nnodes, index, edges, fn)) return e;
@@ -408,7 +408,7 @@ AMPI_PMPI_ALIAS(MPI_Graph_create)
 
 extern "C" int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) {
   static constexpr const char *fn = "MPI_Graphdims_get";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Graph, fn)
   if (!nnodes || !nedges) return raise(comm, MPI_ERR_ARG, fn, "nnodes or nedges is NULL");
@@ -420,7 +420,7 @@ AMPI_PMPI_ALIAS(MPI_Graphdims_get)
 
 extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
   static constexpr const char *fn = "MPI_Graph_get";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Graph, fn)
   if (maxindex < 0 || maxedges < 0 || (maxindex > 0 && !index) || (maxedges > 0 && !edges))
@@ -434,7 +434,7 @@ AMPI_PMPI_ALIAS(MPI_Graph_get)
 
 extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) {
   static constexpr const char *fn = "MPI_Graph_neighbors_count";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Graph, fn)
   if (rank < 0 || rank >= c->size())
@@ -448,7 +448,7 @@ AMPI_PMPI_ALIAS(MPI_Graph_neighbors_count)
 
 extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
   static constexpr const char *fn = "MPI_Graph_neighbors";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::Graph, fn)
   if (rank < 0 || rank >= c->size())
@@ -466,7 +466,7 @@ AMPI_PMPI_ALIAS(MPI_Graph_neighbors)
 extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                               int *newrank) {
   static constexpr const char *fn = "MPI_Graph_map";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newrank) return raise(comm, MPI_ERR_ARG, fn, "newrank=NULL");
   if (int e = check_graph(comm, c->size(), nnodes, index, edges, fn)) return e;
@@ -499,7 +499,7 @@ extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, 
                                                MPI_Comm *comm_dist_graph) {
   static constexpr const char *fn = "MPI_Dist_graph_create_adjacent";
   (void)reorder;
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm_old, fn)
   if (!comm_dist_graph) return raise(comm_old, MPI_ERR_ARG, fn, "comm_dist_graph=NULL");
   if (!find_hints(*self, info, fn, &err_)) return err_;
@@ -527,7 +527,7 @@ extern "C" int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
                                       MPI_Comm *comm_dist_graph) {
   static constexpr const char *fn = "MPI_Dist_graph_create";
   (void)reorder;
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm_old, fn)
   if (!comm_dist_graph) return raise(comm_old, MPI_ERR_ARG, fn, "comm_dist_graph=NULL");
   if (!find_hints(*self, info, fn, &err_)) return err_;
@@ -594,7 +594,7 @@ AMPI_PMPI_ALIAS(MPI_Dist_graph_create)
 extern "C" int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
                                                int *weighted) {
   static constexpr const char *fn = "MPI_Dist_graph_neighbors_count";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::DistGraph, fn)
   if (!indegree || !outdegree || !weighted)
@@ -610,7 +610,7 @@ extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sou
                                          int sourceweights[], int maxoutdegree, int destinations[],
                                          int destweights[]) {
   static constexpr const char *fn = "MPI_Dist_graph_neighbors";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   AMPI_TOPO_OR_RETURN(t, c, Kind::DistGraph, fn)
   const int in = static_cast<int>(t->sources.size()),
@@ -635,7 +635,7 @@ AMPI_PMPI_ALIAS(MPI_Dist_graph_neighbors)
 
 extern "C" int PMPI_Topo_test(MPI_Comm comm, int *status) {
   static constexpr const char *fn = "MPI_Topo_test";
-  Rank *self = enter(fn);
+  auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!status) return raise(comm, MPI_ERR_ARG, fn, "status=NULL");
   if (!c->topology)

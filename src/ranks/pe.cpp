@@ -151,6 +151,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     : config_(config), user_main_(user_main), args_(std::move(args)), envp_(envp),
       pmix_(std::move(pmix)) {
   current_ = this;
+  threads_ = std::make_shared<ranks::Threads>(*this);
   const Placement &pl = config_.placement;
   world_group_ = comm::Group::range(0, pl.world_size);
   by_world_.assign(static_cast<std::size_t>(pl.world_size), nullptr);
@@ -197,6 +198,11 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
 }
 
 Pe::~Pe() {
+  { // threads that outlive the job find no PE
+    threads_->lock();
+    threads_->pe_ = nullptr;
+    threads_->unlock();
+  }
   // rma: windows the program did not free hold UCX registrations and keys; drop them while UCX
   // is still there.
   for (auto &r : ranks_)
@@ -222,7 +228,10 @@ void Pe::run_rank(Rank &r) {
   for (auto &a : r.args)
     r.argv.push_back(a.data());
   r.argv.push_back(nullptr);
+  // While the PE is threaded, the program's code runs without the PE's mutex (threads.hpp).
+  if (threaded()) threads_->unlock();
   r.exit_code = user_main_(static_cast<int>(r.args.size()), r.argv.data(), envp_);
+  if (threaded()) threads_->lock();
   if (r.initialized && !r.finalized) {
     std::fflush(stdout);
     std::fprintf(stderr,
@@ -237,8 +246,14 @@ int Pe::run() {
   int idle = 0;
   // With other PEs, the loop ends only when all of them agree that every rank has finished.
   while (live_ranks_ > 0 || transport_) {
+    if (threaded()) [[unlikely]]
+      threads_->loop_idle_ = false; // threads poll the network themselves while ranks run
     ranks::Task *last = scheduler_.run_one();
     if (!last) {
+      if (threaded()) [[unlikely]] { // threads of the ranks may still wake them
+        if (idle_threaded(idle)) break;
+        continue;
+      }
       if (!transport_)
         report_deadlock(); // nothing in this process can wake a rank, and nothing is outside it
       // Idle: drive the network; after a short spin, sleep until it has something for us.
@@ -261,11 +276,14 @@ int Pe::run() {
       if (status == 0 && r->exit_code != 0) status = r->exit_code;
     }
   }
+  if (threaded()) threads_->unlock(); // the loop held it since the first threaded switch
   std::fflush(nullptr);
   return status;
 }
 
 void Pe::block(const char *call) {
+  if (thread_rank_) [[unlikely]] // a created thread: wait without the PE's thread
+    return block_thread(call);
   Rank &r = current();
   // Ranks that keep each other busy must not starve the network. If that progress did anything,
   // return instead of blocking: the caller re-checks what it waits for (it may be done now).
@@ -303,6 +321,7 @@ void Pe::spawn_helper(Rank &r, std::function<void()> body) {
 }
 
 void Pe::exit_current(int code) noexcept {
+  if (threaded()) threads_->lock(); // back into the library from the program's code
   current().exit_code = code;
   scheduler_.finish_current();
 }
@@ -321,12 +340,18 @@ void Pe::print_blocked_ranks() {
     }
     std::fprintf(stderr, "  rank %d: blocked in %s", r->world_rank,
                  r->blocked_in ? r->blocked_in : "(unknown call)");
-    if (r->blocked_source != MPI_ANY_SOURCE || r->blocked_tag != MPI_ANY_TAG) {
+    const bool joining = r->blocked_in && std::strcmp(r->blocked_in, "pthread_join") == 0;
+    if (!joining && (r->blocked_source != MPI_ANY_SOURCE || r->blocked_tag != MPI_ANY_TAG)) {
       std::fprintf(stderr, " (peer=%d, tag=%d, context=%" PRIu32 ")", r->blocked_source,
                    r->blocked_tag, r->blocked_context);
     }
     std::fprintf(stderr, ", %zu posted receive(s), %zu unexpected message(s)\n",
                  r->matching.posted_count(), r->matching.unexpected_count());
+  }
+  if (threaded()) {
+    for (const auto &w : threads_->waiting_)
+      std::fprintf(stderr, "  a thread of rank %d: blocked in %s (peer=%d, tag=%d)\n", w.world_rank,
+                   w.call, w.source, w.tag);
   }
   std::fflush(stderr);
 }

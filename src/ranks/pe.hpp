@@ -11,7 +11,9 @@
 #include "ranks/rank.hpp"
 #include "ranks/scheduler.hpp"
 #include "ranks/termination.hpp"
+#include "ranks/threads.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -64,9 +66,21 @@ public:
   int world_size() const noexcept { return config_.placement.world_size; }
   int pe_of(int world_rank) const noexcept { return config_.placement.pe_of(world_rank); }
   const std::vector<std::unique_ptr<Rank>> &ranks() const noexcept { return ranks_; }
-  // The rank running now (inside an MPI call made by user code).
-  Rank &current() noexcept { return *static_cast<Rank *>(scheduler_.current()->owner); }
+  // The rank running now (inside an MPI call made by user code): the rank of the created thread
+  // making the call, or the rank whose user-level thread the PE runs.
+  Rank &current() noexcept {
+    if (Rank *r = thread_rank_) [[unlikely]]
+      return *r;
+    return *static_cast<Rank *>(scheduler_.current()->owner);
+  }
+  // The rank whose user-level thread the PE runs (never a created thread's).
+  Rank *scheduled_if() noexcept {
+    ranks::Task *t = scheduler_.current();
+    return t ? static_cast<Rank *>(t->owner) : nullptr;
+  }
   Rank *current_if() noexcept {
+    if (Rank *r = thread_rank_) [[unlikely]]
+      return r;
     ranks::Task *t = scheduler_.current();
     return t ? static_cast<Rank *>(t->owner) : nullptr;
   }
@@ -80,6 +94,10 @@ public:
   // the condition they wait for.
   void block(const char *call);
   void yield() noexcept {
+    if (threaded()) [[unlikely]] {
+      if (thread_rank_) return yield_thread();
+      threads_->let_in(); // a rank polling lets the threads in too
+    }
     poll();
     scheduler_.yield();
   }
@@ -94,11 +112,33 @@ public:
     scheduler_.make_ready(r.task);
     for (auto &t : r.helper_tasks) // coll: internal tasks of r may wait for the same event
       scheduler_.make_ready(*t);
+    if (threaded()) [[unlikely]]
+      notify_threads();
   }
   // coll: starts an internal task that runs `body` as rank `r` (Pe::current() is r inside it),
   // e.g. a non-blocking collective. It counts as a live task until its body returns.
   void spawn_helper(Rank &r, std::function<void()> body);
   [[noreturn]] void exit_current(int code) noexcept;
+
+  // MPI_THREAD_SERIALIZED/MULTIPLE (see threads.hpp; src/ranks/threads.cpp). The PE is threaded
+  // (its state guarded by the mutex) once a rank asked for it and a rank created a thread.
+  bool threaded() const noexcept { return threaded_.load(std::memory_order_relaxed); }
+  // A rank of this PE asked for it (inside its MPI_Init_thread, outside the mutex). When that
+  // makes the PE threaded, returns holding the mutex, as an MPI call does from then on.
+  void enable_threads() noexcept;
+  // A rank of this PE (or a thread of one) creates a thread, in the program's code.
+  void thread_created() noexcept;
+  ranks::Threads &threads() noexcept { return *threads_; }
+  // A thread that a rank created enters the library: its rank, with the PE's mutex held, or
+  // nullptr (not a rank's thread, or the PE is gone).
+  static Rank *enter_thread() noexcept;
+  // The end of an MPI call while threaded(), on the PE's thread or a created one.
+  void leave_call() noexcept;
+  // Inside an MPI call of a thread that a rank created (not a rank's main thread).
+  static bool in_thread() noexcept { return thread_rank_ != nullptr; }
+  // pthread_join from a rank's main thread (PE thread, program code): waits for the thread's end
+  // as a blocked rank, so the PE's other ranks keep running.
+  void join_thread(pthread_t t);
 
   p2p::MessagePool &messages() noexcept { return messages_; }
   // gpu: which buffers are device memory, and copies to and from them.
@@ -110,10 +150,16 @@ public:
 
 private:
   void run_rank(Rank &r);
+  bool idle_threaded(int &idle);
+  void block_thread(const char *call);
+  void notify_threads() noexcept; // out of line: keeps wake() small where it is inlined
+  void yield_thread() noexcept;
   [[noreturn]] void report_deadlock();
   void print_blocked_ranks();
 
-  static thread_local Pe *current_;
+  static constinit thread_local Pe *current_;
+  static constinit thread_local Rank
+      *thread_rank_; // set while a created thread is inside an MPI call
   PeConfig config_;
   MainFn user_main_;
   std::vector<std::string> args_;
@@ -128,6 +174,11 @@ private:
   p2p::RemoteSink sink_{*this};
   std::optional<ucx::Transport> transport_; // only when the job has several PEs
   std::optional<ranks::Termination> termination_;
+  // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it and threads exist (never off).
+  std::atomic<bool> threaded_{false};
+  std::atomic<bool> wants_threads_{false}, has_threads_{false};
+  std::shared_ptr<ranks::Threads> threads_;
+  std::uint64_t seen_activity_ = 0;
   unsigned blocks_ = 0;
   int live_ranks_ = 0;
 };

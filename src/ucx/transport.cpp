@@ -300,14 +300,18 @@ bool Transport::progress() {
 }
 
 void Transport::wait(int timeout_ms) {
+  if (!arm()) return;
+  pollfd pfd{efd_, POLLIN, 0};
+  ::poll(&pfd, 1, timeout_ms);
+}
+
+bool Transport::arm() {
   // A send still in flight may need our progress to leave (e.g. the rest of a TCP stream), and
   // UCX signals only arrivals on the event fd: keep driving until our sends are out.
   // Likewise for receives into device memory: UCX's CUDA transports finish them by polling CUDA
   // events, which never signal the event fd.
-  if (outstanding_ > 0 || device_recvs_ > 0) return;
-  if (ucp_worker_arm(worker_) == UCS_ERR_BUSY) return; // events are pending: go and progress
-  pollfd pfd{efd_, POLLIN, 0};
-  ::poll(&pfd, 1, timeout_ms);
+  if (outstanding_ > 0 || device_recvs_ > 0) return false;
+  return ucp_worker_arm(worker_) != UCS_ERR_BUSY; // busy: events are pending, go and progress
 }
 
 } // namespace ampi::ucx

@@ -77,6 +77,10 @@ public:
   bool progress();
   // Sleeps until the network has something for us or `timeout_ms` passes.
   void wait(int timeout_ms);
+  // wait() in two halves, for a caller that sleeps on other fds too (a threaded PE, which
+  // releases its mutex meanwhile): false if it must progress instead; else poll event_fd().
+  bool arm();
+  int event_fd() const noexcept { return efd_; }
   // Ends every connection (after the job's final barrier).
   void disconnect();
 

@@ -1,0 +1,328 @@
+// src/ranks/threads.cpp — threads that ranks create: the pthread_create and pthread_join that
+// libampi.so interposes (forwarding to the next definition, libc's), entering and leaving the
+// library from such a thread, its waits, and the PE loop's part while threads are about (see
+// threads.hpp).
+#include "ranks/threads.hpp"
+
+#include "ranks/pe.hpp"
+
+#include <dlfcn.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+namespace ampi {
+
+thread_local Rank *Pe::thread_rank_ = nullptr;
+
+namespace ranks {
+
+thread_local int Threads::depth_ = 0;
+
+namespace {
+
+// The calling thread, when a rank created it (trivially destructible: it lives in TLS).
+struct CreatedThread {
+  Rank *rank = nullptr;
+  Threads *threads = nullptr; // kept alive by the ThreadStart that thread_main holds
+  bool counted = false;
+};
+thread_local CreatedThread created;
+
+template <class Fn> Fn next_definition(const char *name) {
+  void *p = ::dlsym(RTLD_NEXT, name);
+  if (!p) {
+    std::fprintf(stderr, "ampi: cannot find %s after libampi.so: %s\n", name, ::dlerror());
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(p);
+}
+
+// Runs a created thread's start routine, with its rank known; ends by counting it out.
+void *thread_main(void *p) {
+  std::unique_ptr<std::shared_ptr<ThreadStart>> holder(
+      static_cast<std::shared_ptr<ThreadStart> *>(p));
+  std::shared_ptr<ThreadStart> start = std::move(*holder);
+  holder.reset();
+  created = {start->rank, start->threads.get(), start->counted};
+  // Also on pthread_exit and cancellation (they unwind).
+  struct Ended {
+    ThreadStart &s;
+    ~Ended() {
+      Threads &t = *s.threads;
+      t.lock();
+      s.done = true;
+      if (created.counted) --t.live_;
+      t.touched(); // a rank may be waiting in pthread_join
+      t.unlock();
+      created = {};
+    }
+  } ended{*start};
+  return start->fn(start->arg);
+}
+
+} // namespace
+
+void Threads::sched_yield_() noexcept {
+  ::sched_yield();
+}
+
+bool Threads::wait(std::chrono::microseconds timeout) {
+  const std::uint64_t epoch = wake_epoch_;
+  ++sleepers_;
+  const bool woken = cv_.wait_for(mutex_, timeout, [&] { return wake_epoch_ != epoch; });
+  --sleepers_;
+  return woken;
+}
+
+Threads::Threads(Pe &pe) : pe_(&pe) {
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) {
+    std::perror("ampi: eventfd");
+    std::abort();
+  }
+}
+
+Threads::~Threads() {
+  ::close(wake_fd_);
+}
+
+void Threads::wake_loop() noexcept {
+  loop_sleeps_ = false;
+  const std::uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+void Threads::wait_loop(int net_fd, std::chrono::milliseconds timeout) {
+  loop_sleeps_ = true;
+  mutex_.unlock(); // the depth stays: the loop is still inside the library
+  pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {net_fd, POLLIN, 0}};
+  ::poll(fds, net_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
+  std::uint64_t n;
+  (void)!::read(wake_fd_, &n, sizeof n);
+  mutex_.lock();
+  loop_sleeps_ = false;
+}
+
+Rank *creator_rank() noexcept {
+  if (created.rank) return Threads::depth() == 0 ? created.rank : nullptr;
+  Pe *pe = Pe::get_if();
+  // Threads that the library starts inside an MPI call (UCX's, PMIx's) belong to no rank; that
+  // is known only while the PE is threaded (depth is not tracked otherwise).
+  if (!pe || Threads::depth() != 0) return nullptr;
+  return pe->current_if();
+}
+
+Rank *creator_rank_any() noexcept {
+  return created.rank;
+}
+
+} // namespace ranks
+
+void Pe::enable_threads() noexcept {
+  wants_threads_.store(true, std::memory_order_relaxed);
+  if (has_threads_.load(std::memory_order_relaxed) && !threaded()) {
+    threaded_.store(true, std::memory_order_relaxed);
+    threads_->lock();
+  }
+}
+
+void Pe::thread_created() noexcept {
+  // Until a thread exists, nothing but the PE's own thread can call MPI: no mutex needed. The
+  // caller is in the program's code (depth 0), so the switch is safe here.
+  has_threads_.store(true, std::memory_order_relaxed);
+  if (wants_threads_.load(std::memory_order_relaxed) && !threaded())
+    threaded_.store(true, std::memory_order_relaxed);
+}
+
+Rank *Pe::enter_thread() noexcept {
+  ranks::CreatedThread &c = ranks::created;
+  if (!c.rank) return nullptr;
+  ranks::Threads &t = *c.threads;
+  t.lock();
+  if (ranks::Threads::depth() > 1) return c.rank; // nested (an error handler's call, ...)
+  if (!t.pe_) {
+    t.unlock();
+    return nullptr;
+  }
+  if (!c.counted) { // created before its rank asked for threads: count it from now on
+    c.counted = true;
+    ++t.live_;
+  }
+  current_ = t.pe_;
+  thread_rank_ = c.rank;
+  return c.rank;
+}
+
+void Pe::leave_call() noexcept {
+  ranks::Threads &t = *threads_;
+  if (thread_rank_ && ranks::Threads::depth() == 1) {
+    t.touched(); // the PE's loop lets its blocked ranks look again (they share the rank's flags)
+    current_ = nullptr;
+    thread_rank_ = nullptr;
+  }
+  t.unlock();
+}
+
+void Pe::block_thread(const char *call) {
+  ranks::Threads &t = *threads_;
+  // Counted as waiting (for the deadlock and termination checks) until a wake-up (which zeroes the
+  // count) or until this returns.
+  const std::uint64_t epoch = t.wake_epoch_;
+  ++t.quiet_;
+  t.waiting_.push_back(
+      {thread_rank_->world_rank, call, thread_rank_->blocked_source, thread_rank_->blocked_tag});
+  [&] {
+    // Spin a little before sleeping (a reply often comes within microseconds), and drive the
+    // network from here too: the PE's thread may be busy in a rank's code for long.
+    // While the PE's loop is idle, it drives the network and wakes us: just sleep.
+    const bool poll = transport_ && !t.loop_idle_;
+    for (int spin = 0; spin < 50; ++spin) {
+      if (poll && transport_->progress()) return;
+      t.pause();
+      if (t.wake_epoch_ != epoch) return;
+    }
+    t.wait(poll ? std::chrono::microseconds(100)
+                : std::chrono::milliseconds(transport_ ? 1 : 1000));
+  }();
+  for (std::size_t i = 0; i < t.waiting_.size(); ++i) {
+    if (t.waiting_[i].world_rank == thread_rank_->world_rank && t.waiting_[i].call == call) {
+      t.waiting_.erase(t.waiting_.begin() + static_cast<long>(i));
+      break;
+    }
+  }
+  if (t.wake_epoch_ == epoch) --t.quiet_; // a wake-up zeroed it otherwise
+}
+
+void Pe::notify_threads() noexcept {
+  threads_->notify();
+}
+
+void Pe::yield_thread() noexcept {
+  poll();
+  threads_->let_in();
+}
+
+void Pe::join_thread(pthread_t thread) {
+  ranks::Threads &t = *threads_;
+  t.lock();
+  auto it = t.joinable_.find(thread);
+  if (it != t.joinable_.end()) {
+    std::shared_ptr<ranks::ThreadStart> s = it->second;
+    Rank &r = current();
+    while (!s->done) {
+      r.blocked_source = MPI_ANY_SOURCE;
+      r.blocked_tag = MPI_ANY_TAG;
+      block("pthread_join");
+    }
+    it = t.joinable_.find(thread);
+    if (it != t.joinable_.end() && it->second == s) t.joinable_.erase(it);
+  }
+  t.unlock();
+}
+
+// The scheduling loop has nothing to run and the PE is threaded; it holds the mutex. Returns true
+// when the job may end (all PEs agree).
+bool Pe::idle_threaded(int &idle) {
+  ranks::Threads &t = *threads_;
+  t.loop_idle_ = true; // until the loop runs a rank again
+  if (t.activity_ != seen_activity_) {
+    // Threads share their rank's flags (probing, blocked_*) with its main thread, so a wake-up
+    // may have been missed: after calls of threads, every blocked rank looks again (block() may
+    // return spuriously).
+    seen_activity_ = t.activity_;
+    for (auto &r : ranks_) {
+      scheduler_.make_ready(r->task);
+      for (auto &h : r->helper_tasks) // coll's internal tasks of the rank
+        scheduler_.make_ready(*h);
+    }
+    if (scheduler_.has_ready()) return false;
+  }
+  const bool threads_quiet = t.quiet_ == t.live_;
+  if (transport_) {
+    const bool progressed = transport_->progress();
+    if (termination_->idle(live_ranks_ == 0,
+                           !progressed && !scheduler_.has_ready() && threads_quiet))
+      return true;
+    if (progressed || scheduler_.has_ready()) {
+      idle = 0;
+      return false;
+    }
+  } else if (threads_quiet) {
+    report_deadlock(); // every rank and every thread of them waits, and nobody can wake them
+  }
+  // Let the threads in while polling the network; after a while, sleep until one of them wakes
+  // something up or the network has something (the mutex released meanwhile).
+  if (++idle < (transport_ ? 2000 : 64)) {
+    t.let_in();
+    return false;
+  }
+  idle = 0;
+  if (!transport_)
+    t.wait_loop(-1, std::chrono::milliseconds(100));
+  else if (transport_->arm())
+    t.wait_loop(transport_->event_fd(), std::chrono::milliseconds(50));
+  return false;
+}
+
+} // namespace ampi
+
+using ampi::ranks::Threads;
+using ampi::ranks::ThreadStart;
+
+// Threads created by a rank carry the rank (for MPI calls, MPI_Is_thread_main and the
+// threaded PE's deadlock detection, which must wait for them).
+extern "C" int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                              void *(*start_routine)(void *), void *arg) {
+  using Fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  static const Fn real = ampi::ranks::next_definition<Fn>("pthread_create");
+  ampi::Rank *creator = ampi::ranks::creator_rank();
+  if (!creator) return real(thread, attr, start_routine, arg);
+  auto start = std::make_shared<ThreadStart>();
+  start->fn = start_routine;
+  start->arg = arg;
+  start->rank = creator;
+  start->threads = creator->pe.threads().shared_from_this();
+  Threads &t = *start->threads;
+  int detached = PTHREAD_CREATE_JOINABLE;
+  if (attr) pthread_attr_getdetachstate(attr, &detached);
+  creator->pe.thread_created();
+  if (creator->pe.threaded()) { // counted before it runs: the ranks may be waiting for it already
+    t.lock();
+    ++t.live_;
+    start->counted = true;
+    t.unlock();
+  }
+  auto holder = std::make_unique<std::shared_ptr<ThreadStart>>(start);
+  const int rc = real(thread, attr, ampi::ranks::thread_main, holder.get());
+  if (rc != 0) {
+    if (start->counted) {
+      t.lock();
+      --t.live_;
+      t.unlock();
+    }
+    return rc;
+  }
+  (void)holder.release(); // thread_main owns it now
+  if (start->counted && detached == PTHREAD_CREATE_JOINABLE) {
+    t.lock();
+    t.joinable_[*thread] = start;
+    t.unlock();
+  }
+  return 0;
+}
+
+// A rank's main thread joining one of its threads lets the PE's other ranks run meanwhile.
+extern "C" int pthread_join(pthread_t thread, void **retval) {
+  using Fn = int (*)(pthread_t, void **);
+  static const Fn real = ampi::ranks::next_definition<Fn>("pthread_join");
+  ampi::Pe *pe = ampi::Pe::get_if();
+  if (pe && pe->threaded() && Threads::depth() == 0 && !ampi::Pe::in_thread() && pe->current_if())
+    pe->join_thread(thread);
+  return real(thread, retval);
+}
