@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -88,6 +89,15 @@ int main(int argc, char **argv) {
     GPU_CHECK(cu.MemAddressFree(va, gran));
     void *p = mmap((void *)va, gran, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    int replaced = 0;
+    if (p == MAP_FAILED && errno == EEXIST) {
+      /* The driver keeps freed device addresses reserved (an inaccessible mapping of its own), so
+       * an allocator cannot land there by itself; a program (or allocator) that maps over the
+       * freed range is the remaining case: map host memory over exactly that range. */
+      p = mmap((void *)va, gran, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+               -1, 0);
+      replaced = 1;
+    }
     if (p != (void *)va) {
       fprintf(stderr, "gpu_reuse: cannot map host memory at the freed device address %p\n",
               (void *)va);
@@ -97,7 +107,10 @@ int main(int argc, char **argv) {
     fill_host(p, 11);
     exchange(1, peer, p, 11, "host memory where device memory was");
     /* 3. And back: host memory unmapped, device memory reserved at that address. */
-    munmap(p, gran);
+    if (replaced) /* give the driver its inaccessible reservation back */
+      mmap(p, gran, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    else
+      munmap(p, gran);
     CUdeviceptr va2 = 0;
     GPU_CHECK(cu.MemAddressReserve(&va2, gran, 0, (CUdeviceptr)p, 0));
     GPU_CHECK(cu.MemCreate(&h, gran, &prop, 0));
