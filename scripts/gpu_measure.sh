@@ -4,7 +4,7 @@
 # ampi (copy to pinned host memory, send, copy back), for
 #   (a) two ranks of one process on one GPU (ucx_perftest has no such case: the reference is one
 #       cuMemcpyAsync + synchronize, device to device),
-#   (b) two processes on one GPU under MPS (ampirun starts the daemon; a private one for perftest),
+#   (b) two processes on one GPU under an MPS daemon started here (private directories),
 #   (c) two processes on two GPUs (when two are visible).
 # Latency is one-way (half a round trip, ping-pong); bandwidth is size / latency, for all three.
 # Needs the build's bin/ and ucx-cuda/bin on PATH (gpu_env.sh of scripts/gpu_stage.sh does it).
@@ -51,19 +51,19 @@ ours 1 direct off CUDA_VISIBLE_DEVICES=0 >"$out/a.ours"
 ours 1 staging off CUDA_VISIBLE_DEVICES=0 >"$out/a.stage"
 cat "$out"/a.*
 
-echo "== (b) two processes, one GPU, MPS (ampirun --mps on starts the daemon)"
-ours 2 direct on CUDA_VISIBLE_DEVICES=0 >"$out/b.ours"
-ours 2 staging on CUDA_VISIBLE_DEVICES=0 >"$out/b.stage"
-ours 2 direct on CUDA_VISIBLE_DEVICES=0 AMPI_GPU_EAGER_LIMIT=8192 >"$out/be.ours"
-echo "== (b') the same without MPS (the GPU time-slices between the two processes)"
-ours 2 direct off CUDA_VISIBLE_DEVICES=0 >"$out/bx.ours"
+echo "== (b) two processes, one GPU, under an MPS daemon started here for the measurement"
 mps=$(mktemp -d)
 export CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
 nvidia-cuda-mps-control -d </dev/null >/dev/null 2>&1
+ours 2 direct off CUDA_VISIBLE_DEVICES=0 >"$out/b.ours"
+ours 2 staging off CUDA_VISIBLE_DEVICES=0 >"$out/b.stage"
+ours 2 direct off CUDA_VISIBLE_DEVICES=0 AMPI_GPU_EAGER_LIMIT=8192 >"$out/be.ours"
 perftest 13400 CUDA_VISIBLE_DEVICES=0 CUDA_VISIBLE_DEVICES=0 >"$out/b.ref"
 echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+echo "== (b') the same without MPS (the GPU time-slices between the two processes)"
+ours 2 direct off CUDA_VISIBLE_DEVICES=0 >"$out/bx.ours"
 cat "$out"/b.*
 
 if [[ $ngpu -ge 2 ]]; then
