@@ -244,9 +244,6 @@ void Image::scan() {
       relro_ = p.p_vaddr;
       relro_size_ = p.p_memsz;
     }
-    if (p.p_type == PT_TLS && p.p_memsz > 0)
-      notes_.emplace_back("its thread_local/__thread variables are per OS thread: the ranks that "
-                          "a process runs share them");
   }
   if (!dynamic) {
     problem_ = "the program is statically linked";
@@ -643,7 +640,48 @@ void Programs::write_copy(const std::string &to) const {
   ::close(out);
 }
 
+namespace {
+// The program's static TLS block (its thread_local variables) on the calling thread, and its
+// initialisation image. The copies' code reaches the variables at fixed offsets from the thread
+// pointer (the linker's local-exec model for an executable), i.e. in this block of the program as
+// started: per-rank TLS means swapping the block's contents when the PE switches ranks.
+struct ProgramTls {
+  std::byte *live = nullptr;
+  const std::byte *image = nullptr;
+  std::size_t filesz = 0, memsz = 0;
+};
+ProgramTls find_program_tls() {
+  ProgramTls t;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info *info, std::size_t, void *data) {
+        auto &out = *static_cast<ProgramTls *>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &p = info->dlpi_phdr[i];
+          if (p.p_type != PT_TLS || p.p_memsz == 0) continue;
+          out.live = static_cast<std::byte *>(info->dlpi_tls_data);
+          out.image = reinterpret_cast<const std::byte *>(info->dlpi_addr + p.p_vaddr);
+          out.filesz = p.p_filesz;
+          out.memsz = p.p_memsz;
+        }
+        return 1; // the first object is the program as started
+      },
+      &t);
+  return t;
+}
+} // namespace
+
 MainFn Programs::load(Rank &r) {
+  // The rank's own thread_local variables: a fresh image, live from now on (the copy's
+  // constructors may use them), swapped by the scheduler whenever the rank's tasks run.
+  ranks::Scheduler &sched = r.pe.scheduler();
+  static const ProgramTls tls = find_program_tls();
+  if (tls.live && tls.memsz) {
+    if (!sched.program_tls()) sched.set_program_tls(tls.live, tls.memsz);
+    r.program_tls = std::make_unique<std::byte[]>(tls.memsz); // zeroed: the .tbss part
+    std::memcpy(r.program_tls.get(), tls.image, tls.filesz);
+    r.task.tls_area = r.program_tls.get();
+    sched.load_tls(r.task.tls_area);
+  }
   const std::string path = dir_ + "/" + base_ + ".rank" + std::to_string(r.world_rank);
   try {
     write_copy(path);

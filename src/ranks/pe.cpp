@@ -316,6 +316,7 @@ void Pe::spawn_helper(Rank &r, std::function<void()> body) {
   r.helper_tasks.push_back(std::make_unique<ranks::Task>(config_.stack_size, std::move(body)));
   ranks::Task &t = *r.helper_tasks.back();
   t.owner = &r;
+  t.tls_area = r.task.tls_area; // the rank's thread_local variables, if it has its own
   ++live_ranks_;
   scheduler_.spawn(t);
 }

@@ -68,6 +68,7 @@ public:
   const std::vector<std::unique_ptr<Rank>> &ranks() const noexcept { return ranks_; }
   // The rank running now (inside an MPI call made by user code): the rank of the created thread
   // making the call, or the rank whose user-level thread the PE runs.
+  ranks::Scheduler &scheduler() noexcept { return scheduler_; }
   Rank &current() noexcept {
     if (Rank *r = thread_rank_) [[unlikely]]
       return *r;

@@ -82,6 +82,8 @@ public:
   // ---- privatize (src/privatize): this rank's copy of the program (a dlopen handle), if any
   void *program = nullptr;
   void *program_dso = nullptr; // its __dso_handle
+  // Its image of the program's static TLS block (thread_local variables), when they are per rank.
+  std::unique_ptr<std::byte[]> program_tls;
   // The MPI call the rank is blocked in, for the deadlock report.
   const char *blocked_in = nullptr;
   std::uint32_t blocked_context = 0;

@@ -2,6 +2,7 @@
 #include "ranks/scheduler.hpp"
 
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -56,7 +57,16 @@ inline void finish_switch(void *) noexcept {
 #endif
 } // namespace sanitizer
 
+void Scheduler::load_tls(std::byte *area) noexcept {
+  if (area == tls_loaded_ || tls_size_ == 0) return;
+  if (tls_loaded_) std::memcpy(tls_loaded_, tls_live_, tls_size_);
+  std::memcpy(tls_live_, area, tls_size_);
+  tls_loaded_ = area;
+}
+
 void Scheduler::enter(Task &next, ctx::fcontext_t *resume_slot) noexcept {
+  if (next.tls_area) [[unlikely]]
+    load_tls(next.tls_area);
   next.state_ = Task::State::Running;
   current_ = &next;
   ++switches_;

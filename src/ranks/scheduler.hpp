@@ -7,6 +7,7 @@
 
 #include "ranks/task.hpp"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ampi::ranks {
@@ -41,6 +42,18 @@ public:
   [[noreturn]] void finish_current() noexcept;
 
   Task *current() const noexcept { return current_; }
+
+  // The program's static TLS block on this thread (`live`, `size` bytes): from now on, entering a
+  // task with a tls_area of its own swaps that area in (the previous owner's contents saved back
+  // first), so each rank has its own thread_local variables. Off (size 0) unless ranks run
+  // per-rank copies of a program that has thread_local variables.
+  void set_program_tls(std::byte *live, std::size_t size) noexcept {
+    tls_live_ = live;
+    tls_size_ = size;
+  }
+  bool program_tls() const noexcept { return tls_size_ != 0; }
+  // Makes `area` the live contents of the program's TLS block (the running task's, now).
+  void load_tls(std::byte *area) noexcept;
   bool has_ready() const noexcept { return head_ != nullptr; }
   std::uint64_t switches() const noexcept { return switches_; }
 
@@ -86,6 +99,9 @@ private:
   Task *returned_ = nullptr; // the task that handed control back to the loop
   boost::context::detail::fcontext_t loop_context_ = nullptr;
   std::uint64_t switches_ = 0;
+  std::byte *tls_live_ = nullptr;   // the program's TLS block on this thread
+  std::size_t tls_size_ = 0;        // 0: no per-task TLS
+  std::byte *tls_loaded_ = nullptr; // whose contents are live now
 };
 
 } // namespace ampi::ranks

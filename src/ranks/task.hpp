@@ -7,6 +7,7 @@
 
 #include <boost/context/detail/fcontext.hpp>
 
+#include <cstddef>
 #include <functional>
 
 namespace ampi::ranks {
@@ -32,6 +33,9 @@ public:
   std::size_t stack_size() const noexcept { return stack_.size; }
 
   void *owner = nullptr; // what this task runs for (the Rank), for the scheduler's users
+  // This task's image of the program's static TLS block (its thread_local variables), loaded by
+  // the scheduler while the task runs (Scheduler::set_program_tls); nullptr: none of its own.
+  std::byte *tls_area = nullptr;
 
 private:
   friend class Scheduler;
