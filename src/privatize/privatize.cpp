@@ -729,6 +729,12 @@ void Programs::unload(Rank &r) noexcept {
   // program's memory does until exit: what its globals point to is still reachable (leak checkers
   // see what they would see at exit), and its destructor functions are then disarmed so that the
   // process's exit does not run them again.
+  // thread_local objects first, as a thread's exit runs them before exit()'s handlers.
+  while (!r.tls_destructors.empty()) {
+    const auto [fn, obj] = r.tls_destructors.back();
+    r.tls_destructors.pop_back();
+    fn(obj);
+  }
   if (r.program_dso) __cxa_finalize(r.program_dso);
   link_map *map = nullptr;
   if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map) {
@@ -765,3 +771,19 @@ bool Programs::take_loading_main(MainFn main, void *dso) noexcept {
 }
 
 } // namespace ampi::privatize
+
+// The C++ run-time registers the destructor of each thread_local object here (glibc's
+// implementation runs them when the thread exits). A rank's thread_local objects live in its own
+// image of the program's TLS block: they are destroyed when the rank ends (Programs::unload), with
+// its image live, instead of once per PE thread on whatever image is live then. Everything else
+// (other threads, libraries' thread-locals, no per-rank images) goes to glibc.
+extern "C" int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso) {
+  using Fn = int (*)(void (*)(void *), void *, void *);
+  static const Fn next = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, "__cxa_thread_atexit_impl"));
+  if (ampi::Pe *pe = ampi::Pe::get_if(); pe && pe->scheduler().in_program_tls(obj))
+    if (ampi::Rank *r = pe->current_if(); r && r->program_tls) {
+      r->tls_destructors.emplace_back(fn, obj);
+      return 0;
+    }
+  return next ? next(fn, obj, dso) : 0;
+}

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ampi {
@@ -84,6 +85,9 @@ public:
   void *program_dso = nullptr; // its __dso_handle
   // Its image of the program's static TLS block (thread_local variables), when they are per rank.
   std::unique_ptr<std::byte[]> program_tls;
+  // Destructors of its thread_local objects (registered while its image was live), run when the
+  // rank ends, last registered first.
+  std::vector<std::pair<void (*)(void *), void *>> tls_destructors;
   // The MPI call the rank is blocked in, for the deadlock report.
   const char *blocked_in = nullptr;
   std::uint32_t blocked_context = 0;

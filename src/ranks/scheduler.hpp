@@ -52,6 +52,11 @@ public:
     tls_size_ = size;
   }
   bool program_tls() const noexcept { return tls_size_ != 0; }
+  // Whether `p` lies in the program's TLS block of this thread.
+  bool in_program_tls(const void *p) const noexcept {
+    const auto *b = static_cast<const std::byte *>(p);
+    return tls_size_ != 0 && b >= tls_live_ && b < tls_live_ + tls_size_;
+  }
   // Makes `area` the live contents of the program's TLS block (the running task's, now).
   void load_tls(std::byte *area) noexcept;
   bool has_ready() const noexcept { return head_ != nullptr; }

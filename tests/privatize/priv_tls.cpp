@@ -9,16 +9,30 @@
 #include <pthread.h>
 
 #include <cstdio>
+#include <string>
 
 namespace {
-thread_local int initialised = 42;    // .tdata
-thread_local long zeroed[64];         // .tbss
-int constructions = 0;                // a global: per rank too
+thread_local int initialised = 42; // .tdata
+thread_local long zeroed[64];      // .tbss
+int constructions = 0;             // a global: per rank too
 struct Counter {
   int value;
   Counter() : value(1000) { ++constructions; }
 };
 thread_local Counter counter;
+
+int my_rank = -1; // a global: per rank
+// Destroyed when its rank ends: says whether it holds its own rank's values.
+struct Noisy {
+  int rank = -1;
+  std::string text; // heap memory: a second destruction of the same object would free it twice
+  ~Noisy() {
+    if (rank < 0) return;
+    const bool own = rank == my_rank && text == "rank " + std::to_string(my_rank);
+    std::printf("tls destroyed rank %d %s\n", rank, own ? "own" : "NOT OWN");
+  }
+};
+thread_local Noisy noisy;
 
 void *fresh_thread(void *out) {
   // A new thread starts from the initial image, whatever its creating rank did.
@@ -33,6 +47,9 @@ int main(int argc, char **argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  my_rank = rank;
+  noisy.rank = rank;
+  noisy.text = "rank " + std::to_string(rank);
   int bad = 0;
   if (initialised != 42 || zeroed[7] != 0) ++bad; // untouched by ranks that ran before
   initialised = 42 + rank;
