@@ -49,8 +49,8 @@ struct Comm {
   std::shared_ptr<const Topology> topology; // null: no virtual topology
   // coll: non-blocking collectives started on it so far, the source of their tags.
   mutable std::uint32_t coll_seq = 0;
-  AttrStore attrs;                          // user attributes (MPI_Comm_set_attr)
-  Info info; // hints set by MPI_Comm_set_info / MPI_Comm_dup_with_info
+  AttrStore attrs; // user attributes (MPI_Comm_set_attr)
+  Info info;       // hints set by MPI_Comm_set_info / MPI_Comm_dup_with_info
 
   int size() const noexcept { return group->size(); }
   int world_rank(int r) const noexcept { return group->world_rank(r); }

@@ -51,7 +51,7 @@ bool resolve(Rank &self, MPI_Datatype t, const char *fn, const char *arg, Input 
 }
 
 #define AMPI_ENTER(fn)                                                                             \
-  auto self = enter(fn);                                                                          \
+  auto self = enter(fn);                                                                           \
   if (!self) return MPI_ERR_OTHER;                                                                 \
   int err = MPI_SUCCESS;
 

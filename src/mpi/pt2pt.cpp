@@ -66,6 +66,47 @@ void empty_status(MPI_Status *st) {
   st->ampi_count = 0;
 }
 
+Probed probe_checked(Rank &self, const char *fn, const comm::Comm &c, MPI_Comm comm, int source,
+                     int tag, int *flag, MPI_Status *status) {
+  Probed r;
+  if (!(source == MPI_ANY_SOURCE || source == MPI_PROC_NULL ||
+        (source >= 0 && source < c.size()))) {
+    r.err = raise(comm, MPI_ERR_RANK, fn, "source=%d is not a rank of %s (size %d)", source,
+                  comm_label(c), c.size());
+    return r;
+  }
+  if (!(tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb))) {
+    r.err = raise(comm, MPI_ERR_TAG, fn, "tag=%d is not in [0, %d] or MPI_ANY_TAG", tag, kTagUb);
+    return r;
+  }
+  if (source == MPI_PROC_NULL) {
+    if (flag) *flag = 1;
+    proc_null_status(status);
+    r.proc_null = true;
+    return r;
+  }
+  if (flag) {
+    r.message = p2p::iprobe(c.context, source, tag);
+    if (!r.message) {
+      self.pe.yield();
+      r.message = p2p::iprobe(c.context, source, tag);
+    }
+    *flag = r.message != nullptr;
+  } else {
+    r.message = &p2p::probe(c.context, source, tag, fn);
+  }
+  return r;
+}
+
+void message_status(const p2p::Message &m, MPI_Status *status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = m.envelope.source;
+  status->MPI_TAG = m.envelope.tag;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->ampi_cancelled = 0;
+  status->ampi_count = static_cast<MPI_Count>(m.bytes);
+}
+
 void proc_null_status(MPI_Status *st) {
   if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = MPI_PROC_NULL;
@@ -884,36 +925,9 @@ int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
-  if (!(source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size())))
-    return raise(comm, MPI_ERR_RANK, fn, "source=%d is not a rank of %s (size %d)", source,
-                 comm_label(*c), c->size());
-  if (!(tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb)))
-    return raise(comm, MPI_ERR_TAG, fn, "tag=%d is not in [0, %d] or MPI_ANY_TAG", tag, kTagUb);
-  if (source == MPI_PROC_NULL) {
-    if (flag) *flag = 1;
-    proc_null_status(status);
-    return MPI_SUCCESS;
-  }
-  const p2p::Message *m;
-  if (flag) {
-    m = p2p::iprobe(c->context, source, tag);
-    if (!m) {
-      self->pe.yield();
-      m = p2p::iprobe(c->context, source, tag);
-    }
-    *flag = m != nullptr;
-    if (!m) return MPI_SUCCESS;
-  } else {
-    m = &p2p::probe(c->context, source, tag, fn);
-  }
-  if (status != MPI_STATUS_IGNORE) {
-    status->MPI_SOURCE = m->envelope.source;
-    status->MPI_TAG = m->envelope.tag;
-    status->MPI_ERROR = MPI_SUCCESS;
-    status->ampi_cancelled = 0;
-    status->ampi_count = static_cast<MPI_Count>(m->bytes);
-  }
-  return MPI_SUCCESS;
+  const pt2pt::Probed p = pt2pt::probe_checked(*self, fn, *c, comm, source, tag, flag, status);
+  if (p.message) pt2pt::message_status(*p.message, status);
+  return p.err;
 }
 
 } // namespace

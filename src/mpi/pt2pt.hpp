@@ -24,6 +24,20 @@ Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Dataty
 void empty_status(MPI_Status *st);
 void proc_null_status(MPI_Status *st);
 
+// The part MPI_(I)probe and MPI_(I)mprobe share, after `c` (the handle `comm`) is found: checks
+// source and tag, then finds the earliest matching message, waiting for one unless `flag` is
+// given (MPI_Iprobe: *flag says whether there is one). `message` is null when there is none yet,
+// after MPI_PROC_NULL (`proc_null`; *flag set, the status filled) and after an error (`err`).
+struct Probed {
+  const p2p::Message *message = nullptr;
+  bool proc_null = false;
+  int err = MPI_SUCCESS;
+};
+Probed probe_checked(Rank &self, const char *fn, const comm::Comm &c, MPI_Comm comm, int source,
+                     int tag, int *flag, MPI_Status *status);
+// The status of a probed or matched message (its source, tag and packed bytes).
+void message_status(const p2p::Message &m, MPI_Status *status);
+
 // A request that completes at once (MPI_PROC_NULL peers).
 MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind);
 

@@ -22,34 +22,14 @@ int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
   if (!message) return raise(comm, MPI_ERR_ARG, fn, "message=NULL");
-  if (!(source == MPI_ANY_SOURCE || source == MPI_PROC_NULL || (source >= 0 && source < c->size())))
-    return raise(comm, MPI_ERR_RANK, fn, "source=%d is not a rank of %s (size %d)", source,
-                 comm_label(*c), c->size());
-  if (!(tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb)))
-    return raise(comm, MPI_ERR_TAG, fn, "tag=%d is not in [0, %d] or MPI_ANY_TAG", tag, kTagUb);
-  if (source == MPI_PROC_NULL) {
-    if (flag) *flag = 1;
-    *message = MPI_MESSAGE_NO_PROC;
-    proc_null_status(status);
-    return MPI_SUCCESS;
-  }
-  const p2p::Message *found;
-  if (flag) {
-    found = p2p::iprobe(c->context, source, tag);
-    if (!found) {
-      self->pe.yield();
-      found = p2p::iprobe(c->context, source, tag);
-    }
-    *flag = found != nullptr;
-    if (!found) {
-      *message = MPI_MESSAGE_NULL;
-      return MPI_SUCCESS;
-    }
-  } else {
-    found = &p2p::probe(c->context, source, tag, fn);
+  const pt2pt::Probed p = pt2pt::probe_checked(*self, fn, *c, comm, source, tag, flag, status);
+  if (p.proc_null) *message = MPI_MESSAGE_NO_PROC;
+  if (!p.message) {
+    if (p.err == MPI_SUCCESS && !p.proc_null) *message = MPI_MESSAGE_NULL; // none yet (Improbe)
+    return p.err;
   }
   // The queues hand out const views; the message is ours to take.
-  auto &m = const_cast<p2p::Message &>(*found);
+  auto &m = const_cast<p2p::Message &>(*p.message);
   self->matching.remove_unexpected(m);
   unsigned slot;
   if (!self->free_message_slots.empty()) {
@@ -61,13 +41,7 @@ int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   }
   self->matched_messages[slot] = {&m, comm};
   *message = static_cast<MPI_Message>(kMessageKind | slot);
-  if (status != MPI_STATUS_IGNORE) {
-    status->MPI_SOURCE = m.envelope.source;
-    status->MPI_TAG = m.envelope.tag;
-    status->MPI_ERROR = MPI_SUCCESS;
-    status->ampi_cancelled = 0;
-    status->ampi_count = static_cast<MPI_Count>(m.bytes);
-  }
+  pt2pt::message_status(m, status);
   return MPI_SUCCESS;
 }
 
