@@ -174,13 +174,14 @@ int done_request(Rank &self, rma::Window &w, MPI_Request *request) {
   return MPI_SUCCESS;
 }
 
-int do_put(const char *fn, const void *oaddr, int ocount, MPI_Datatype otype, int target,
-           MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
+// MPI_(R)put and MPI_(R)get: the same checks, then one transfer to (put) or from (get) the target.
+int do_transfer(bool put, const char *fn, void *oaddr, int ocount, MPI_Datatype otype, int target,
+                MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
   auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   int err = MPI_SUCCESS;
   bool skip = false;
-  if (request && !(*request = MPI_REQUEST_NULL, true)) return err;
+  if (request) *request = MPI_REQUEST_NULL;
   if (!check_count(*w, ocount, "origin_count", fn, &err) ||
       !check_count(*w, tcount, "target_count", fn, &err) ||
       !check_target(*w, target, disp, fn, &err, &skip))
@@ -192,34 +193,9 @@ int do_put(const char *fn, const void *oaddr, int ocount, MPI_Datatype otype, in
   if (!skip) {
     if (!same_size(*w, *ot, ocount, *tt, tcount, "origin", fn, &err)) return err;
     const char *why = "";
-    if (int e = rma::put(*w, oaddr, static_cast<std::size_t>(ocount), *ot, target, disp,
-                         static_cast<std::size_t>(tcount), *tt, &why))
-      return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target, static_cast<long>(disp),
-                       why);
-    if (request) rma::flush(*w, target);
-  }
-  return request ? done_request(*self, *w, request) : MPI_SUCCESS;
-}
-
-int do_get(const char *fn, void *oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-           int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request) {
-  auto self = enter(fn);
-  AMPI_WIN_OR_RETURN(*self, w, win, fn)
-  int err = MPI_SUCCESS;
-  bool skip = false;
-  if (!check_count(*w, ocount, "origin_count", fn, &err) ||
-      !check_count(*w, tcount, "target_count", fn, &err) ||
-      !check_target(*w, target, disp, fn, &err, &skip))
-    return err;
-  const datatype::Type *ot = win_type(*w, otype, fn, "origin_datatype", &err);
-  if (!ot) return err;
-  const datatype::Type *tt = win_type(*w, ttype, fn, "target_datatype", &err);
-  if (!tt) return err;
-  if (!skip) {
-    if (!same_size(*w, *ot, ocount, *tt, tcount, "origin", fn, &err)) return err;
-    const char *why = "";
-    if (int e = rma::get(*w, oaddr, static_cast<std::size_t>(ocount), *ot, target, disp,
-                         static_cast<std::size_t>(tcount), *tt, &why))
+    const auto on = static_cast<std::size_t>(ocount), tn = static_cast<std::size_t>(tcount);
+    if (int e = put ? rma::put(*w, oaddr, on, *ot, target, disp, tn, *tt, &why)
+                    : rma::get(*w, oaddr, on, *ot, target, disp, tn, *tt, &why))
       return raise_win(*w, e, fn, "target %d, target_disp=%ld: %s", target, static_cast<long>(disp),
                        why);
     if (request) rma::flush(*w, target);
@@ -629,8 +605,9 @@ AMPI_PMPI_ALIAS(MPI_Win_call_errhandler)
 extern "C" int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Win win) {
-  return do_put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                target_count, target_datatype, win, nullptr);
+  return do_transfer(true, "MPI_Put", const_cast<void *>(origin_addr), origin_count,
+                     origin_datatype, target_rank, target_disp, target_count, target_datatype, win,
+                     nullptr);
 }
 AMPI_PMPI_ALIAS(MPI_Put)
 
@@ -638,16 +615,17 @@ extern "C" int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype
                          int target_rank, MPI_Aint target_disp, int target_count,
                          MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rput", "request=NULL");
-  return do_put("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                target_count, target_datatype, win, request);
+  return do_transfer(true, "MPI_Rput", const_cast<void *>(origin_addr), origin_count,
+                     origin_datatype, target_rank, target_disp, target_count, target_datatype, win,
+                     request);
 }
 AMPI_PMPI_ALIAS(MPI_Rput)
 
 extern "C" int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Win win) {
-  return do_get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                target_count, target_datatype, win, nullptr);
+  return do_transfer(false, "MPI_Get", origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win, nullptr);
 }
 AMPI_PMPI_ALIAS(MPI_Get)
 
@@ -655,8 +633,8 @@ extern "C" int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origi
                          int target_rank, MPI_Aint target_disp, int target_count,
                          MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) {
   if (!request) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rget", "request=NULL");
-  return do_get("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                target_count, target_datatype, win, request);
+  return do_transfer(false, "MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win, request);
 }
 AMPI_PMPI_ALIAS(MPI_Rget)
 
