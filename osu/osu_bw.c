@@ -17,21 +17,10 @@
 #endif
 
 int main(int argc, char **argv) {
-  OSU_CHECK(MPI_Init(&argc, &argv));
   int rank = 0, nprocs = 0;
-  OSU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  OSU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nprocs));
   osu_opts o;
-  int rc = osu_parse(&o, NAME, TITLE, KIND, argc, argv, rank);
-  if (rc != 0) {
-    MPI_Finalize();
-    return rc < 0 ? 1 : 0;
-  }
-  if (nprocs != 2) {
-    if (rank == 0) fprintf(stderr, "This test requires exactly two processes\n");
-    MPI_Finalize();
-    return 1;
-  }
+  const int rc = osu_start(&o, NAME, TITLE, KIND, OSU_PROCS_TWO, &argc, &argv, &rank, &nprocs);
+  if (rc >= 0) return rc;
   osu_init_device(&o, rank);
   const char place = rank == 0 ? o.src : o.dst;
   const size_t bytes = o.max_size < 4 ? 4 : o.max_size;

@@ -41,22 +41,11 @@ static void run_once(enum osu_coll_op op, void *s, void *r, size_t size, MPI_Com
 }
 
 int osu_coll_main(int argc, char **argv, enum osu_coll_op op) {
-  OSU_CHECK(MPI_Init(&argc, &argv));
   int rank = 0, nprocs = 0;
-  OSU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  OSU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nprocs));
   osu_opts o;
-  int rc = osu_parse(&o, names[op], titles[op], op == OSU_OP_BARRIER ? OSU_BARRIER : OSU_COLL, argc,
-                     argv, rank);
-  if (rc != 0) {
-    MPI_Finalize();
-    return rc < 0 ? 1 : 0;
-  }
-  if (nprocs < 2) {
-    if (rank == 0) fprintf(stderr, "This test requires at least two processes\n");
-    MPI_Finalize();
-    return 1;
-  }
+  const int rc = osu_start(&o, names[op], titles[op], op == OSU_OP_BARRIER ? OSU_BARRIER : OSU_COLL,
+                           OSU_PROCS_AT_LEAST_TWO, &argc, &argv, &rank, &nprocs);
+  if (rc >= 0) return rc;
   osu_init_device(&o, rank);
   const char place = o.cuda ? 'D' : 'H';
   size_t min = o.min_size, max = o.max_size;

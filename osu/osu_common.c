@@ -146,6 +146,32 @@ static const struct longopt longopts[] = {
     {"print-rate", 'r', 1}, {"staging", 'S', 0},
 };
 
+int osu_start(osu_opts *o, const char *name, const char *title, enum osu_kind kind,
+              enum osu_procs need, int *argc, char ***argv, int *rank, int *nprocs) {
+  OSU_CHECK(MPI_Init(argc, argv));
+  OSU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, rank));
+  OSU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, nprocs));
+  const int rc = osu_parse(o, name, title, kind, *argc, *argv, *rank);
+  if (rc != 0) {
+    MPI_Finalize();
+    return rc < 0 ? 1 : 0;
+  }
+  const int n = *nprocs;
+  const char *requirement = NULL;
+  if (need == OSU_PROCS_TWO && n != 2)
+    requirement = "exactly two processes";
+  else if (need == OSU_PROCS_EVEN && (n < 2 || n % 2 != 0))
+    requirement = "an even number of processes";
+  else if (need == OSU_PROCS_AT_LEAST_TWO && n < 2)
+    requirement = "at least two processes";
+  if (requirement) {
+    if (*rank == 0) fprintf(stderr, "This test requires %s\n", requirement);
+    MPI_Finalize();
+    return 1;
+  }
+  return -1;
+}
+
 int osu_parse(osu_opts *o, const char *name, const char *title, enum osu_kind kind, int argc,
               char **argv, int rank) {
   defaults(o, kind);

@@ -50,6 +50,15 @@ typedef struct osu_opts {
 int osu_parse(osu_opts *o, const char *name, const char *title, enum osu_kind kind, int argc,
               char **argv, int rank);
 
+/* How many processes a benchmark needs. */
+enum osu_procs { OSU_PROCS_TWO, OSU_PROCS_EVEN, OSU_PROCS_AT_LEAST_TWO };
+
+/* The start every benchmark shares: MPI_Init, *rank and *nprocs, osu_parse, the check of the
+ * process count against `need`. Returns -1 when the benchmark should run; otherwise the exit
+ * status that main returns (MPI is finalized then). */
+int osu_start(osu_opts *o, const char *name, const char *title, enum osu_kind kind,
+              enum osu_procs need, int *argc, char ***argv, int *rank, int *nprocs);
+
 /* Selects the GPU of this rank (when -d cuda): the node-local rank modulo the device count, the
  * node-local rank taken from the launchers' variables, else the world rank. Aborts on failure. */
 void osu_init_device(const osu_opts *o, int world_rank);

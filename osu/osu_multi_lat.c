@@ -5,21 +5,11 @@
 #include <stdio.h>
 
 int main(int argc, char **argv) {
-  OSU_CHECK(MPI_Init(&argc, &argv));
   int rank = 0, nprocs = 0;
-  OSU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  OSU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nprocs));
   osu_opts o;
-  int rc = osu_parse(&o, "osu_multi_lat", "Multi Latency Test", OSU_MULTI_LAT, argc, argv, rank);
-  if (rc != 0) {
-    MPI_Finalize();
-    return rc < 0 ? 1 : 0;
-  }
-  if (nprocs < 2 || nprocs % 2 != 0) {
-    if (rank == 0) fprintf(stderr, "This test requires an even number of processes\n");
-    MPI_Finalize();
-    return 1;
-  }
+  const int rc = osu_start(&o, "osu_multi_lat", "Multi Latency Test", OSU_MULTI_LAT, OSU_PROCS_EVEN,
+                           &argc, &argv, &rank, &nprocs);
+  if (rc >= 0) return rc;
   osu_init_device(&o, rank);
   const int pairs = nprocs / 2, first = rank < pairs;
   const int peer = first ? rank + pairs : rank - pairs;
