@@ -119,13 +119,9 @@ CUstream DevPtrCache::stream_for_current_context(const void *dev_ptr) {
   return s;
 }
 
-void DevPtrCache::copy(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
-                       std::size_t n) {
+void DevPtrCache::copy_device(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+                              std::size_t n) {
   if (n == 0) return;
-  if (!is_device(dst_kind) && !is_device(src_kind)) {
-    std::memcpy(dst, src, n);
-    return;
-  }
   const Driver &d = driver();
   CUstream s = stream_for_current_context(is_device(dst_kind) ? dst : src);
   CUresult r =

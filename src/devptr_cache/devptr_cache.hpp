@@ -19,6 +19,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -48,7 +49,12 @@ public:
 
   // Copies `n` bytes; either side may be device memory (one cuMemcpyAsync on a stream of ours
   // plus a synchronize), host to host is memcpy. Aborts the job on a CUDA error.
-  void copy(void *dst, MemKind dst_kind, const void *src, MemKind src_kind, std::size_t n);
+  void copy(void *dst, MemKind dst_kind, const void *src, MemKind src_kind, std::size_t n) {
+    if (is_device(dst_kind) || is_device(src_kind)) [[unlikely]]
+      copy_device(dst, dst_kind, src, src_kind, n);
+    else if (n)
+      std::memcpy(dst, src, n);
+  }
 
   // Counters for tests and tuning.
   struct Stats {
@@ -67,6 +73,7 @@ private:
   static constexpr std::size_t kEntries = 32;
 
   MemKind lookup(const void *p);
+  void copy_device(void *dst, MemKind dst_kind, const void *src, MemKind src_kind, std::size_t n);
   MemKind query(std::uintptr_t a);
   CUstream stream_for_current_context(const void *dev_ptr);
 
