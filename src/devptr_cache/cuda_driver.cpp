@@ -52,6 +52,9 @@ void fill(void *h) {
   load(h, d.cuDeviceGet, "cuDeviceGet");
   load(h, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   load(h, d.cuGetErrorString, "cuGetErrorString");
+  load(h, d.cuIpcGetMemHandle, "cuIpcGetMemHandle");
+  load(h, d.cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2");
+  load(h, d.cuIpcCloseMemHandle, "cuIpcCloseMemHandle");
 }
 
 } // namespace
@@ -78,6 +81,14 @@ bool detail::cuda_loaded_slow() noexcept {
   }
   loader_tail_next.store(next, std::memory_order_release); // nullptr: ask again next time
   return false;
+}
+
+bool load_cuda() noexcept {
+  if (cuda_loaded()) return true;
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!h) return false;
+  if (!cuda_loaded()) return false;
+  return table().cuInit(0) == kCudaSuccess;
 }
 
 const Driver &driver() noexcept {

@@ -34,6 +34,12 @@ inline constexpr unsigned kMemoryTypeHost = 1;
 inline constexpr unsigned kMemoryTypeDevice = 2;
 inline constexpr unsigned kMemoryTypeUnified = 4;
 inline constexpr unsigned kStreamNonBlocking = 1;
+inline constexpr unsigned kIpcLazyEnablePeerAccess = 1;
+
+// CUipcMemHandle: an exported allocation, 64 opaque bytes (passed by value).
+struct IpcMemHandle {
+  char reserved[64];
+};
 
 // The driver entry points ampi calls (exported names, with their ABI versions).
 struct Driver {
@@ -49,6 +55,9 @@ struct Driver {
   CUresult (*cuDeviceGet)(CUdevice *, int);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuIpcGetMemHandle)(IpcMemHandle *, CUdeviceptr);
+  CUresult (*cuIpcOpenMemHandle)(CUdeviceptr *, IpcMemHandle, unsigned);
+  CUresult (*cuIpcCloseMemHandle)(CUdeviceptr);
 };
 
 namespace detail {
@@ -69,6 +78,11 @@ inline bool cuda_loaded() noexcept {
   if (next && __atomic_load_n(next, __ATOMIC_ACQUIRE) == nullptr) return false;
   return detail::cuda_loaded_slow();
 }
+
+// Loads libcuda.so.1 (and initialises it) when it is not loaded yet: for a process that must
+// open another process's device memory (CUDA IPC) though it never used CUDA itself. False when
+// there is no usable driver.
+bool load_cuda() noexcept;
 
 // The driver table; only valid after cuda_loaded() returned true.
 const Driver &driver() noexcept;

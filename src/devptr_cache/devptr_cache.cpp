@@ -98,13 +98,15 @@ CUstream DevPtrCache::stream_for_current_context(const void *dev_ptr) {
   CUcontext ctx = nullptr;
   if (CUresult r = d.cuCtxGetCurrent(&ctx); r != kCudaSuccess) cuda_fail("cuCtxGetCurrent", r);
   if (!ctx) {
-    // This thread has no context yet (the buffer came from another thread): use the primary
-    // context of the buffer's device, as the CUDA runtime would. Held for the process's life.
+    // This thread has no context yet (the buffer came from another thread, or this process never
+    // used CUDA): use the primary context of the buffer's device (device 0 when that is unknown),
+    // as the CUDA runtime would. Held for the process's life.
     int ordinal = 0;
     CUdevice dev = 0;
-    CUresult r = d.cuPointerGetAttribute(&ordinal, kAttrDeviceOrdinal,
-                                         reinterpret_cast<CUdeviceptr>(dev_ptr));
-    if (r == kCudaSuccess) r = d.cuDeviceGet(&dev, ordinal);
+    if (!dev_ptr || d.cuPointerGetAttribute(&ordinal, kAttrDeviceOrdinal,
+                                            reinterpret_cast<CUdeviceptr>(dev_ptr)) != kCudaSuccess)
+      ordinal = 0;
+    CUresult r = d.cuDeviceGet(&dev, ordinal);
     if (r == kCudaSuccess) r = d.cuDevicePrimaryCtxRetain(&ctx, dev);
     if (r == kCudaSuccess) r = d.cuCtxSetCurrent(ctx);
     if (r != kCudaSuccess) cuda_fail("making a CUDA context current", r);

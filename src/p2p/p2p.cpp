@@ -47,6 +47,32 @@ void receive_remote_data(Request &rreq, int source, int tag, std::size_t bytes,
                             pe.devptrs().kind(rreq.recv_buf));
 }
 
+// Fetches the device data of a matched IPC message (same host) straight from the sender's
+// buffer, then tells the sender its buffer is free.
+void receive_ipc(Request &rreq, int source, int tag, std::size_t bytes,
+                 const ucx::IpcNote &note) {
+  Pe &pe = rreq.owner->pe;
+  const std::size_t n = bytes > rreq.capacity ? rreq.capacity : bytes;
+  rreq.status_source = source;
+  rreq.status_tag = tag;
+  rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  rreq.status_bytes = n;
+  if (n) {
+    gpu::CUresult err = 0;
+    const void *from = pe.ipc().resolve(note.ref, &err);
+    if (!from) {
+      std::fprintf(stderr,
+                   "ampi: cannot open the device memory of a message from process %d with CUDA "
+                   "IPC: %s (AMPI_GPU_IPC=0 sends device data through UCX instead)\n",
+                   note.ref.pid, gpu::cuda_error_string(err));
+      Pe::abort_job(1);
+    }
+    gpu::DevPtrCache &mem = pe.devptrs();
+    mem.copy(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n);
+  }
+  pe.transport()->ack_ipc(note.pe, note.user);
+}
+
 // A message to a rank on another PE: eager (copied into the envelope) or rendezvous (the data
 // waits in UCX under its own tag until the receiver has matched the envelope).
 void send_remote(Request &req, const Route &route, const void *buf, std::size_t bytes, Mode mode) {
@@ -63,6 +89,11 @@ void send_remote(Request &req, const Route &route, const void *buf, std::size_t 
       pe.devptrs().copy(staged, gpu::MemKind::Host, buf, kind, bytes);
       tx.send_eager(dest_pe, h, staged, bytes);
       complete(req);
+    } else if (gpu::IpcRef ref; kind == gpu::MemKind::Device && tx.ipc_reachable(dest_pe) &&
+                                pe.ipc().describe(buf, &ref)) {
+      // Same host: the receiver copies from our buffer itself once it has matched (one
+      // device-to-device copy; completes when it acknowledges, like a synchronous send).
+      tx.send_ipc(dest_pe, h, ref, &req);
     } else {
       tx.send_rendezvous(dest_pe, h, buf, bytes, mode == Mode::Synchronous, &req, kind);
     }
@@ -147,6 +178,15 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
 
   if (matching::UnexpectedMessage *um = self.matching.take_unexpected(req.pattern)) {
     auto &m = static_cast<Message &>(*um);
+    if (ucx::Transport::is_ipc(m.data_tag)) { // device data on this host: copied here and now
+      ucx::IpcNote note;
+      std::memcpy(&note, m.data, sizeof note);
+      receive_ipc(req, m.envelope.source, m.envelope.tag, m.bytes, note);
+      self.pe.messages().put(m);
+      req.complete = true; // the caller is running: no wake-up needed
+      if (req.on_complete) req.on_complete(req);
+      return;
+    }
     if (m.data_tag) { // rendezvous from another PE: completes when the data is in
       receive_remote_data(req, m.envelope.source, m.envelope.tag, m.bytes, m.data_tag);
       self.pe.messages().put(m);
@@ -251,7 +291,12 @@ void RemoteSink::envelope_arrived(const ucx::Header &h, const std::byte *eager_d
   const matching::Envelope env{h.context, h.source, h.tag};
   if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
     auto &rreq = static_cast<Request &>(*posted);
-    if (h.data_tag) {
+    if (ucx::Transport::is_ipc(h.data_tag)) {
+      ucx::IpcNote note;
+      std::memcpy(&note, eager_data, sizeof note);
+      receive_ipc(rreq, h.source, h.tag, h.bytes, note);
+      complete(rreq);
+    } else if (h.data_tag) {
       receive_remote_data(rreq, h.source, h.tag, h.bytes, h.data_tag);
     } else {
       deliver(rreq, eager_data, h.bytes, h.source, h.tag);
@@ -264,7 +309,11 @@ void RemoteSink::envelope_arrived(const ucx::Header &h, const std::byte *eager_d
   m.bytes = h.bytes;
   m.send_request = nullptr;
   m.data_tag = h.data_tag;
-  if (!h.data_tag) {
+  if (ucx::Transport::is_ipc(h.data_tag)) {
+    static_assert(sizeof(ucx::IpcNote) <= Message::kInlineBytes);
+    m.data = m.inline_data;
+    std::memcpy(m.data, eager_data, sizeof(ucx::IpcNote));
+  } else if (!h.data_tag) {
     if (h.bytes <= Message::kInlineBytes) {
       m.data = m.inline_data;
     } else {

@@ -5,6 +5,7 @@
 
 #include "comm/comm.hpp"
 #include "devptr_cache/devptr_cache.hpp"
+#include "devptr_cache/ipc.hpp"
 #include "p2p/remote.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
@@ -144,6 +145,8 @@ public:
   p2p::MessagePool &messages() noexcept { return messages_; }
   // gpu: which buffers are device memory, and copies to and from them.
   gpu::DevPtrCache &devptrs() noexcept { return devptrs_; }
+  // gpu: device memory shared with other processes of this host (CUDA IPC).
+  gpu::IpcCache &ipc() noexcept { return ipc_; }
   const std::shared_ptr<const comm::Group> &world_group() const noexcept { return world_group_; }
 
   // Ends the whole job now (MPI_Abort, fatal errors): flushes stdio and exits with `code`.
@@ -168,6 +171,7 @@ private:
   ranks::Scheduler scheduler_;
   p2p::MessagePool messages_;
   gpu::DevPtrCache devptrs_; // gpu
+  gpu::IpcCache ipc_{devptrs_};
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere

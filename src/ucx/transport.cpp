@@ -3,6 +3,9 @@
 #include "ucx/transport.hpp"
 
 #include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +83,16 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
     gpu_eager_limit_ = std::strtoull(e, nullptr, 10);
   if (gpu_eager_limit_ > eager_limit_) gpu_eager_limit_ = eager_limit_;
   gpu_staging_.resize(gpu_eager_limit_);
+  if (const char *e = std::getenv("AMPI_GPU_IPC"); e && std::strcmp(e, "0") == 0)
+    ipc_enabled_ = false;
+  hosts_.assign(static_cast<std::size_t>(npes), 0);
+  {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    my_host_ = 1469598103934665603ull; // FNV-1a
+    for (const char *c = host; *c; ++c)
+      my_host_ = (my_host_ ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  }
   ucp_config_t *config = nullptr;
   if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
     fail("ucp_config_read", st);
@@ -99,15 +112,19 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
   if ((st = ucp_worker_get_efd(worker_, &efd_)) != UCS_OK) fail("ucp_worker_get_efd", st);
   slots_.resize(kEnvelopeSlots);
   for (EnvelopeSlot &slot : slots_) {
-    slot.buffer.resize(sizeof(Header) + eager_limit_);
+    slot.buffer.resize(sizeof(Header) + std::max(eager_limit_, sizeof(IpcNote)));
     post_envelope_slot(slot);
   }
   ucp_address_t *addr = nullptr;
   std::size_t len = 0;
   if ((st = ucp_worker_get_address(worker_, &addr, &len)) != UCS_OK)
     fail("ucp_worker_get_address", st);
+  // Published as: our host's id (8 bytes), then the worker address.
   const auto *p = reinterpret_cast<const std::byte *>(addr);
-  pmix_.put(kAddressKey, std::vector<std::byte>(p, p + len));
+  std::vector<std::byte> blob(sizeof my_host_ + len);
+  std::memcpy(blob.data(), &my_host_, sizeof my_host_);
+  std::memcpy(blob.data() + sizeof my_host_, p, len);
+  pmix_.put(kAddressKey, blob);
   ucp_worker_release_address(worker_, addr);
   pmix_.commit();
   pmix_.fence();
@@ -148,18 +165,42 @@ void Transport::disconnect() {
 ucp_ep_h Transport::endpoint(int pe) {
   ucp_ep_h &ep = eps_[static_cast<std::size_t>(pe)];
   if (ep) return ep;
-  std::vector<std::byte> addr = pmix_.get(pe, kAddressKey);
+  std::vector<std::byte> blob = pmix_.get(pe, kAddressKey);
+  if (blob.size() <= sizeof(std::uint64_t))
+    throw std::runtime_error("UCX: PE " + std::to_string(pe) + " published no worker address");
+  std::memcpy(&hosts_[static_cast<std::size_t>(pe)], blob.data(), sizeof(std::uint64_t));
   ucp_ep_params_t ep_params{};
   ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-  ep_params.address = reinterpret_cast<const ucp_address_t *>(addr.data());
+  ep_params.address = reinterpret_cast<const ucp_address_t *>(blob.data() + sizeof(std::uint64_t));
   if (ucs_status_t st = ucp_ep_create(worker_, &ep_params, &ep); st != UCS_OK)
     fail("ucp_ep_create", st);
   return ep;
 }
 
+bool Transport::ipc_reachable(int pe) {
+  if (!ipc_enabled_) return false;
+  endpoint(pe); // learns its host
+  return hosts_[static_cast<std::size_t>(pe)] == my_host_;
+}
+
+void Transport::send_ipc(int pe, Header h, const gpu::IpcRef &ref, void *user) {
+  h.data_tag = kIpc;
+  IpcNote note{};
+  note.ref = ref;
+  note.user = reinterpret_cast<std::uintptr_t>(user);
+  note.pe = my_pe_;
+  ++ipc_waiting_;
+  send_eager(pe, h, &note, sizeof note); // counts the message
+}
+
+void Transport::ack_ipc(int pe, std::uint64_t user) {
+  const Header h{0, 0, 0, kIpcDone, 0, user};
+  send_eager(pe, h, nullptr, 0);
+}
+
 void Transport::send_eager(int pe, const Header &h, const void *data, std::size_t bytes) {
   const std::size_t total = sizeof(Header) + bytes;
-  if (h.dest_world != kControl) ++sent_;
+  if (h.dest_world >= 0) ++sent_; // control messages and acknowledgements are not counted
   ucp_ep_h ep = endpoint(pe);
   if (total <= kStagingBytes) {
     // Small: assemble in the staging buffer and ask UCX to finish now (no allocation, no
@@ -291,8 +332,13 @@ bool Transport::progress() {
     any = true;
     Header h;
     std::memcpy(&h, slot.buffer.data(), sizeof h);
-    if (h.dest_world != kControl) ++received_;
-    sink_.envelope_arrived(h, slot.buffer.data() + sizeof(Header));
+    if (h.dest_world == kIpcDone) {
+      --ipc_waiting_;
+      sink_.send_done(reinterpret_cast<void *>(static_cast<std::uintptr_t>(h.data_tag)), true);
+    } else {
+      if (h.dest_world >= 0) ++received_;
+      sink_.envelope_arrived(h, slot.buffer.data() + sizeof(Header));
+    }
     post_envelope_slot(slot);
     head_ = (head_ + 1) % slots_.size();
   }

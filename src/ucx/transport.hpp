@@ -6,6 +6,9 @@
 //   envelope     bits 61..0 zero. Payload: a Header, followed by the message data when it is
 //                sent eagerly. Received into a ring of pre-posted receives (matching the kind
 //                bits only), delivered in arrival order.
+//   ipc          (kind 3, in a Header's data_tag only, never a UCP tag) the envelope's payload
+//                is an IpcNote: device data that the receiver copies itself through CUDA IPC
+//                (same host), then acknowledges with an envelope to kIpcDone.
 //   data         bits 61..40 the sending PE, bits 39..0 a per-sender sequence number (never
 //                reused in a run). The data of a rendezvous message, posted by the sender at
 //                send time; the receiver posts a receive for exactly this tag, straight into the
@@ -19,6 +22,7 @@
 #pragma once
 
 #include "devptr_cache/devptr_cache.hpp"
+#include "devptr_cache/ipc.hpp"
 #include "pmi/pmix_client.hpp"
 
 #include <ucp/api/ucp.h>
@@ -39,6 +43,14 @@ struct Header {
   std::int32_t dest_world;
   std::uint64_t bytes;
   std::uint64_t data_tag; // 0: the data follows the header (eager)
+};
+
+// The payload of an envelope whose data the receiver fetches itself with CUDA IPC.
+struct IpcNote {
+  gpu::IpcRef ref;
+  std::uint64_t user; // the sender's, handed back to it by the acknowledgement
+  std::int32_t pe;    // the sending PE
+  std::int32_t pad;
 };
 
 // Told about finished operations and arriving envelopes; implemented by the p2p layer.
@@ -69,6 +81,14 @@ public:
   std::uint64_t send_rendezvous(int pe, Header h, const void *data, std::size_t bytes,
                                 bool synchronous, void *user,
                                 gpu::MemKind kind = gpu::MemKind::Host);
+  // Device data that the receiver copies itself (CUDA IPC, same host): sends the envelope with
+  // `ref` as its payload; `sink.send_done(user)` when the receiver acknowledges (ack_ipc).
+  void send_ipc(int pe, Header h, const gpu::IpcRef &ref, void *user);
+  void ack_ipc(int pe, std::uint64_t user);
+  static bool is_ipc(std::uint64_t data_tag) noexcept { return (data_tag & kKindMask) == kIpc; }
+  // Whether CUDA IPC may reach the PE's device memory: on this host, and not turned off
+  // (AMPI_GPU_IPC=0).
+  bool ipc_reachable(int pe);
   // Receives rendezvous data straight into `buf`; `sink.recv_done(user, ...)` when it is there.
   void recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user,
                  gpu::MemKind kind = gpu::MemKind::Host);
@@ -87,11 +107,12 @@ public:
   // Control messages between PEs (termination and deadlock detection) travel as envelopes with
   // dest_world == kControl; they are not counted as messages.
   static constexpr std::int32_t kControl = -1;
+  static constexpr std::int32_t kIpcDone = -2; // acknowledges an IPC message (data_tag: user)
   void send_control(int pe, const Header &h) { send_eager(pe, h, nullptr, 0); }
   // Envelopes of messages sent to and received from other PEs, and sends still in flight.
   std::uint64_t messages_sent() const noexcept { return sent_; }
   std::uint64_t messages_received() const noexcept { return received_; }
-  std::size_t sends_in_flight() const noexcept { return outstanding_; }
+  std::size_t sends_in_flight() const noexcept { return outstanding_ + ipc_waiting_; }
 
   std::size_t eager_limit() const noexcept { return eager_limit_; }
   // Device messages up to this size are copied to the host and sent eagerly
@@ -126,6 +147,7 @@ private:
 
   static constexpr std::uint64_t kEnvelope = std::uint64_t{1} << 62;
   static constexpr std::uint64_t kData = std::uint64_t{2} << 62;
+  static constexpr std::uint64_t kIpc = std::uint64_t{3} << 62;
   static constexpr std::uint64_t kKindMask = std::uint64_t{3} << 62;
 
   pmi::PmixClient &pmix_;
@@ -136,6 +158,10 @@ private:
   ucp_worker_h worker_ = nullptr;
   int efd_ = -1;
   std::vector<ucp_ep_h> eps_;
+  std::vector<std::uint64_t> hosts_; // each PE's host (published with its address; 0: not known)
+  std::uint64_t my_host_ = 0;
+  bool ipc_enabled_ = true;
+  std::size_t ipc_waiting_ = 0; // IPC sends not acknowledged yet
   std::uint64_t next_seq_ = 1;
   std::size_t eager_limit_ = 8192;
   std::size_t gpu_eager_limit_ = kDefaultGpuEagerLimit;

@@ -1,0 +1,130 @@
+// src/devptr_cache/ipc.cpp — exporting and importing device memory between processes of one host
+// with CUDA IPC handles (see ipc.hpp).
+#include "devptr_cache/ipc.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace ampi::gpu {
+
+namespace {
+
+bool same_handle(const IpcMemHandle &a, const IpcMemHandle &b) noexcept {
+  return std::memcmp(a.reserved, b.reserved, sizeof a.reserved) == 0;
+}
+
+} // namespace
+
+IpcCache::~IpcCache() {
+  // At exit the driver may already be shutting down: errors here change nothing.
+  if (!open_.empty() && cuda_loaded())
+    for (const Open &o : open_)
+      static_cast<void>(driver().cuIpcCloseMemHandle(o.base));
+}
+
+bool IpcCache::describe(const void *p, IpcRef *out) {
+  if (!cuda_loaded()) return false;
+  const Driver &d = driver();
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::memset(out, 0, sizeof *out);
+  out->address = a;
+  out->pid = static_cast<std::int32_t>(::getpid());
+  std::uint64_t id = 0;
+  if (d.cuPointerGetAttribute(&id, kAttrBufferId, a) != kCudaSuccess) return false;
+  Export *e = nullptr;
+  for (Export &x : exports_)
+    if (a - x.base < x.end - x.base && x.id == id) {
+      e = &x;
+      break;
+    }
+  if (!e) {
+    unsigned memtype = 0, managed = 0;
+    std::uintptr_t start = 0;
+    std::size_t size = 0;
+    int attrs[] = {kAttrMemoryType, kAttrIsManaged, kAttrRangeStart, kAttrRangeSize};
+    void *values[] = {&memtype, &managed, &start, &size};
+    if (d.cuPointerGetAttributes(4, attrs, values, a) != kCudaSuccess || size == 0) return false;
+    e = &exports_[next_export_];
+    next_export_ = (next_export_ + 1) % kExports;
+    *e = Export{start, start + size, id, {}, false};
+    if (!managed && memtype == kMemoryTypeDevice) {
+      ++stats_.exports;
+      e->ok = d.cuIpcGetMemHandle(&e->handle, start) == kCudaSuccess;
+    }
+  }
+  if (!e->ok) return false;
+  out->handle = e->handle;
+  out->offset = a - e->base;
+  out->exported = 1;
+  return true;
+}
+
+IpcCache::Open *IpcCache::find_or_open(const IpcRef &r, CUresult *err) {
+  ++clock_;
+  for (Open &o : open_)
+    if (same_handle(o.handle, r.handle)) {
+      o.used = clock_;
+      return &o;
+    }
+  if (!load_cuda()) {
+    *err = kCudaErrorNotInitialized;
+    return nullptr;
+  }
+  const Driver &d = driver();
+  mem_.ensure_context(nullptr);
+  CUdeviceptr base = 0;
+  ++stats_.opens;
+  if (CUresult res = d.cuIpcOpenMemHandle(&base, r.handle, kIpcLazyEnablePeerAccess);
+      res != kCudaSuccess) {
+    *err = res;
+    return nullptr;
+  }
+  // Keep at most kOpen unpinned mappings: close the least recently used one.
+  if (std::count_if(open_.begin(), open_.end(), [](const Open &o) { return o.pins == 0; }) >=
+      static_cast<std::ptrdiff_t>(kOpen)) {
+    auto victim = open_.end();
+    for (auto it = open_.begin(); it != open_.end(); ++it)
+      if (it->pins == 0 && (victim == open_.end() || it->used < victim->used)) victim = it;
+    static_cast<void>(d.cuIpcCloseMemHandle(victim->base));
+    open_.erase(victim);
+  }
+  open_.push_back(Open{r.handle, base, clock_, 0});
+  return &open_.back();
+}
+
+void *IpcCache::resolve(const IpcRef &r, CUresult *err) {
+  if (r.pid == static_cast<std::int32_t>(::getpid()))
+    return reinterpret_cast<void *>(static_cast<std::uintptr_t>(r.address));
+  if (!r.exported) {
+    *err = kCudaErrorInvalidValue;
+    return nullptr;
+  }
+  Open *o = find_or_open(r, err);
+  return o ? reinterpret_cast<void *>(o->base + r.offset) : nullptr;
+}
+
+void *IpcCache::pin(const IpcRef &r, CUresult *err) {
+  if (r.pid == static_cast<std::int32_t>(::getpid()))
+    return reinterpret_cast<void *>(static_cast<std::uintptr_t>(r.address));
+  if (!r.exported) {
+    *err = kCudaErrorInvalidValue;
+    return nullptr;
+  }
+  Open *o = find_or_open(r, err);
+  if (!o) return nullptr;
+  ++o->pins;
+  return reinterpret_cast<void *>(o->base + r.offset);
+}
+
+void IpcCache::unpin(const IpcRef &r) noexcept {
+  if (r.pid == static_cast<std::int32_t>(::getpid())) return;
+  for (Open &o : open_)
+    if (same_handle(o.handle, r.handle) && o.pins > 0) {
+      --o.pins;
+      return;
+    }
+}
+
+} // namespace ampi::gpu
