@@ -54,6 +54,8 @@ Window::Mapping::~Mapping() {
 }
 
 Window::~Window() {
+  for (const Target &t : targets)
+    if (t.pinned) self.pe.ipc().unpin(t.ipc);
   // Keys before the registrations they name; UCX requests are finished by destroy().
   targets.clear();
 }
@@ -259,6 +261,21 @@ RunList cached_runs_of(Window &w, const datatype::Type &t, std::size_t count) {
   return runs;
 }
 
+// Copies `n` bytes where either side may be CUDA device memory.
+void move(Window &w, void *dst, bool dst_device, const void *src, bool src_device, std::size_t n) {
+  if (!dst_device && !src_device) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  constexpr auto kind = [](bool d) { return d ? gpu::MemKind::Device : gpu::MemKind::Host; };
+  w.self.pe.devptrs().copy(dst, kind(dst_device), src, kind(src_device), n);
+}
+
+// Whether an origin (or result, or compare) buffer is CUDA device memory.
+bool on_device(Window &w, const void *buf) {
+  return buf && gpu::is_device(w.self.pe.devptrs().kind(buf));
+}
+
 // The packed bytes of (buf, count, t): the buffer itself when contiguous, else a copy.
 struct Packed {
   const std::byte *data = nullptr;
@@ -287,12 +304,39 @@ void unpack_into(const std::byte *in, std::size_t len, void *buf, std::size_t co
     datatype::unpack(t, in, len, 0, buf, count);
 }
 
+// The same for buffers that may be device memory: device bytes are gathered into (scattered
+// from) host memory run by run, so that the gaps of a derived type are never touched.
+Packed origin_bytes(Window &w, const void *buf, std::size_t count, const datatype::Type &t) {
+  if (!on_device(w, buf)) return pack_of(buf, count, t);
+  Packed p;
+  p.len = t.size * count;
+  p.copy.resize(p.len);
+  for (const Run &r : cached_runs_of(w, t, count))
+    move(w, p.copy.data() + r.packed, false, static_cast<const std::byte *>(buf) + r.mem, true,
+         r.len);
+  p.data = p.copy.data();
+  return p;
+}
+
+void origin_store(Window &w, const std::byte *in, std::size_t len, void *buf, std::size_t count,
+                  const datatype::Type &t) {
+  if (!on_device(w, buf)) {
+    unpack_into(in, len, buf, count, t);
+    return;
+  }
+  for (const Run &r : cached_runs_of(w, t, count))
+    move(w, static_cast<std::byte *>(buf) + r.mem, true, in + r.packed, false, r.len);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Target addresses.
 
 struct Where {
   std::uint64_t addr = 0; // start of the target buffer (runs are relative to it)
   ucp_rkey_h rkey = nullptr;
+  bool direct = false; // addressable here (`addr` is ours)
+  bool cma = false;    // through process_vm_readv/writev
+  bool device = false; // CUDA device memory
 };
 
 // Resolves (target, disp) for accesses of the given runs; MPI_ERR_RMA_RANGE when out of the
@@ -307,6 +351,9 @@ int locate(Window &w, Target &t, MPI_Aint disp, const RunList &runs, Where *out,
       hi = std::max(hi, r.mem + static_cast<std::ptrdiff_t>(r.len));
     }
   }
+  out->direct = t.direct;
+  out->cma = t.cma;
+  out->device = t.device;
   if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) {
     const std::ptrdiff_t off = static_cast<std::ptrdiff_t>(disp) * t.disp_unit;
     if (runs.empty()) {
@@ -328,10 +375,26 @@ int locate(Window &w, Target &t, MPI_Aint disp, const RunList &runs, Where *out,
   const std::uint64_t b = out->addr + static_cast<std::uint64_t>(hi);
   if (!w.remote) { // the control block is addressable here
     const Ctrl *c = reinterpret_cast<const Ctrl *>(static_cast<std::uintptr_t>(t.ctrl));
-    for (std::uint64_t i = 0; i < c->nregions; ++i)
-      if (c->regions[i].len && a >= c->regions[i].base &&
-          b <= c->regions[i].base + c->regions[i].len)
-        return MPI_SUCCESS;
+    for (std::uint64_t i = 0; i < c->nregions; ++i) {
+      const Region &r = c->regions[i];
+      if (!r.len || a < r.base || b > r.base + r.len) continue;
+      if (!r.device) return MPI_SUCCESS;
+      out->device = true;
+      if (t.direct) return MPI_SUCCESS; // our own process
+      // Another process's device memory: opened with CUDA IPC (kept open by our PE's cache).
+      gpu::IpcRef ref;
+      std::memcpy(&ref, r.rkey, sizeof ref);
+      gpu::CUresult err = 0;
+      void *here = w.self.pe.ipc().resolve(ref, &err);
+      if (!here) {
+        *why = "the target's attached device memory cannot be opened here with CUDA IPC";
+        return MPI_ERR_OTHER;
+      }
+      out->addr = reinterpret_cast<std::uintptr_t>(here) + (out->addr - r.base);
+      out->direct = true;
+      out->cma = false;
+      return MPI_SUCCESS;
+    }
     *why = "the access lies outside every region attached to the target's dynamic window";
     return MPI_ERR_RMA_RANGE;
   }
@@ -380,14 +443,16 @@ void cma(int pid, void *local, std::uint64_t remote, std::size_t len, bool write
   }
 }
 
+// `out` / `in` may be device memory (`origin_device`) only where the target is addressable here
+// (`wh.direct`); the callers stage through host memory otherwise.
 void read_target(Window &w, Target &t, const Where &wh, const RunList &runs, std::byte *out,
-                 bool wait_now) {
-  if (t.direct) {
+                 bool wait_now, bool origin_device = false) {
+  if (wh.direct) {
     for (const Run &r : runs)
-      std::memcpy(out + r.packed, local_ptr(wh) + r.mem, r.len);
+      move(w, out + r.packed, origin_device, local_ptr(wh) + r.mem, wh.device, r.len);
     return;
   }
-  if (t.cma) {
+  if (wh.cma) {
     for (const Run &r : runs)
       cma(t.pid, out + r.packed, wh.addr + static_cast<std::uint64_t>(r.mem), r.len, false);
     return;
@@ -404,13 +469,13 @@ void read_target(Window &w, Target &t, const Where &wh, const RunList &runs, std
 }
 
 void write_target(Window &w, Target &t, const Where &wh, const RunList &runs, const std::byte *in,
-                  bool wait_now) {
-  if (t.direct) {
+                  bool wait_now, bool origin_device = false) {
+  if (wh.direct) {
     for (const Run &r : runs)
-      std::memcpy(local_ptr(wh) + r.mem, in + r.packed, r.len);
+      move(w, local_ptr(wh) + r.mem, wh.device, in + r.packed, origin_device, r.len);
     return;
   }
-  if (t.cma) {
+  if (wh.cma) {
     for (const Run &r : runs)
       cma(t.pid, const_cast<std::byte *>(in + r.packed),
           wh.addr + static_cast<std::uint64_t>(r.mem), r.len, true);
@@ -484,6 +549,9 @@ struct Record {
   std::uint64_t shm_len, shm_data; // node mode: file size, data offset (kNone: absent)
   std::uint64_t shm_tag;           // node mode: names the file with pid and world rank
   std::uint64_t failed;            // node mode: our file could not be made
+  std::int32_t device;             // the memory is CUDA device memory
+  std::int32_t ipc_failed;         // node mode: CUDA cannot export it (pool or managed memory)
+  gpu::IpcRef ipc;                 // node mode, device memory: its CUDA IPC description
 };
 // UCX mode: the packed remote keys, exchanged after the records.
 struct Keys {
@@ -605,6 +673,13 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     w.base = reinterpret_cast<std::byte *>(aligned) + offsets[static_cast<std::size_t>(c.rank)];
   }
 
+  // CUDA device memory given to MPI_Win_create: used in place within the process, opened by the
+  // other processes of a node-mode window with CUDA IPC; UCX mode does not take it.
+  const bool device = flavor == MPI_WIN_FLAVOR_CREATE && base && size > 0 &&
+                      gpu::is_device(pe.devptrs().kind(base));
+  rec->device = device;
+  if (device && w.node && !pe.ipc().describe(base, &rec->ipc)) rec->ipc_failed = 1;
+
   std::byte *shared_block = nullptr; // node-mode shared window: our mapping of the one file
   std::size_t data_at = 0;
   if (flavor == MPI_WIN_FLAVOR_SHARED && w.node) {
@@ -667,7 +742,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
       }
     } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
       w.base = base;
-      if (w.remote && size > 0) w.mem = ucx::Registration(transport(w), base, size);
+      if (w.remote && size > 0 && !device) w.mem = ucx::Registration(transport(w), base, size);
     }
     if (w.remote) {
       w.ctrl_mem = ucx::Registration(transport(w), nullptr, ctrl_bytes);
@@ -688,13 +763,28 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
   rec->ctrl = reinterpret_cast<std::uintptr_t>(w.ctrl);
   std::vector<Record> all(static_cast<std::size_t>(n));
   coll::allgather(c, rec.get(), all.data(), sizeof(Record));
-  for (const Record &r : all)
+  for (const Record &r : all) {
+    const char *bad = nullptr;
+    int code = MPI_SUCCESS;
     if (r.failed) {
+      bad = kNoShm;
+      code = MPI_ERR_NO_MEM;
+    } else if (r.device && w.remote) {
+      bad = "a member's memory is CUDA device memory, which ampi's windows take only when every "
+            "member is on one host (with shared memory on: not AMPI_RMA_SHM=0)";
+      code = MPI_ERR_UNSUPPORTED_OPERATION;
+    } else if (r.ipc_failed) {
+      bad = "a member's memory is CUDA device memory that CUDA IPC cannot share with the other "
+            "processes (cudaMallocAsync pool or managed memory; use cudaMalloc)";
+      code = MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (bad) {
       if (!w.shm_name.empty()) ::shm_unlink(w.shm_name.c_str());
       w.shm_name.clear();
-      *why = kNoShm;
-      return MPI_ERR_NO_MEM;
+      *why = bad;
+      return code;
     }
+  }
   std::vector<Keys> keys;
   if (w.remote) {
     auto mine_keys = std::make_unique<Keys>();
@@ -718,6 +808,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
       }
   }
   w.targets.resize(all.size());
+  gpu::CUresult ipc_open_failed = 0;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Record &r = all[i];
     Target &t = w.targets[i];
@@ -730,6 +821,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     t.disp_unit = r.disp_unit;
     t.ctrl = r.ctrl;
     t.direct = t.local;
+    t.device = r.device != 0;
     if (flavor == MPI_WIN_FLAVOR_SHARED && w.node) {
       // Everyone's part of the one file, through our own mapping.
       t.base = reinterpret_cast<std::uintptr_t>(shared_block + data_at + offsets[i]);
@@ -743,6 +835,16 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
       if (r.shm_data != kNone) {
         t.base = reinterpret_cast<std::uintptr_t>(block + r.shm_data);
         t.direct = true;
+      } else if (t.device) { // its device memory, opened here for the window's life
+        gpu::CUresult err = 0;
+        if (void *here = pe.ipc().pin(r.ipc, &err)) {
+          t.ipc = r.ipc;
+          t.pinned = true;
+          t.base = reinterpret_cast<std::uintptr_t>(here);
+          t.direct = true;
+        } else {
+          ipc_open_failed = err ? err : -1;
+        }
       } else {
         t.cma = true;
       }
@@ -750,6 +852,19 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     if (w.remote) {
       t.data_rkey_packed.assign(keys[i].data, keys[i].data + keys[i].data_len);
       t.ctrl_rkey_packed.assign(keys[i].ctrl, keys[i].ctrl + keys[i].ctrl_len);
+    }
+  }
+  if (w.node && std::any_of(all.begin(), all.end(), [](const Record &r) { return r.device; })) {
+    // Every member must have opened every other's device memory: one failure fails them all.
+    std::vector<std::int32_t> failed(static_cast<std::size_t>(n));
+    const std::int32_t mine_failed = ipc_open_failed != 0;
+    coll::allgather(c, &mine_failed, failed.data(), sizeof mine_failed);
+    if (std::find(failed.begin(), failed.end(), 1) != failed.end()) {
+      if (!w.shm_name.empty()) ::shm_unlink(w.shm_name.c_str());
+      w.shm_name.clear();
+      *why = "a member cannot open another's CUDA device memory with CUDA IPC (no peer access "
+             "between their GPUs?)";
+      return MPI_ERR_OTHER;
     }
   }
   if (w.node) {
@@ -772,6 +887,23 @@ int attach(Window &w, void *base, std::size_t len, const char **why) {
     Region &r = c.regions[i];
     if (r.len) continue;
     Attached a{static_cast<std::byte *>(base), len, {}};
+    const bool device = len > 0 && gpu::is_device(w.self.pe.devptrs().kind(base));
+    if (device && w.remote) {
+      *why = "the region is CUDA device memory, which ampi's windows take only when every member "
+             "is on one host (with shared memory on: not AMPI_RMA_SHM=0)";
+      return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (device && w.node) { // the other processes open it with CUDA IPC
+      gpu::IpcRef ref;
+      if (!w.self.pe.ipc().describe(base, &ref)) {
+        *why = "the region is CUDA device memory that CUDA IPC cannot share with the other "
+               "processes (cudaMallocAsync pool or managed memory; use cudaMalloc)";
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+      }
+      std::memcpy(r.rkey, &ref, sizeof ref);
+      r.rkey_len = sizeof ref;
+    }
+    r.device = device;
     if (w.remote) {
       a.reg = ucx::Registration(transport(w), base, len);
       if (a.reg.rkey().size() > kRkeyMax) {
@@ -827,7 +959,12 @@ int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &o
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
   if (runs.empty()) return MPI_SUCCESS;
-  Packed src = pack_of(obuf, ocount, ot);
+  if (ot.contiguous && wh.direct && on_device(w, obuf)) { // device to target: copied directly
+    write_target(w, t, wh, runs, static_cast<const std::byte *>(datatype::data_start(ot, obuf)),
+                 true, true);
+    return MPI_SUCCESS;
+  }
+  Packed src = origin_bytes(w, obuf, ocount, ot);
   // A packed copy must stay until UCX has read it: wait for local completion then.
   write_target(w, t, wh, runs, src.data, !src.copy.empty());
   return MPI_SUCCESS;
@@ -840,13 +977,15 @@ int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
   if (runs.empty()) return MPI_SUCCESS;
-  if (ot.contiguous) {
-    read_target(w, t, wh, runs, static_cast<std::byte *>(datatype::data_start(ot, obuf)), false);
+  const bool device = on_device(w, obuf);
+  if (ot.contiguous && (!device || wh.direct)) {
+    read_target(w, t, wh, runs, static_cast<std::byte *>(datatype::data_start(ot, obuf)), false,
+                device);
     return MPI_SUCCESS;
   }
   std::vector<std::byte> tmp(tt.size * tcount);
   read_target(w, t, wh, runs, tmp.data(), true);
-  datatype::unpack(ot, tmp.data(), tmp.size(), 0, obuf, ocount);
+  origin_store(w, tmp.data(), tmp.size(), obuf, ocount, ot);
   return MPI_SUCCESS;
 }
 
@@ -936,14 +1075,14 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
     }
   }
   Packed src;
-  if (obuf && op != MPI_NO_OP) src = pack_of(obuf, ocount, *ot);
+  if (obuf && op != MPI_NO_OP) src = origin_bytes(w, obuf, ocount, *ot);
   Packed cmp;
-  if (compare) cmp = pack_of(compare, 1, tt);
+  if (compare) cmp = origin_bytes(w, compare, 1, tt);
   {
     Scratch result(rbuf ? len : 0);
     if (accumulate_atomically(w, wh, runs, tt, op, fn, src.data, rbuf ? result.data() : nullptr,
                               compare ? cmp.data : nullptr)) {
-      if (rbuf) unpack_into(result.data(), len, rbuf, rcount, *rt);
+      if (rbuf) origin_store(w, result.data(), len, rbuf, rcount, *rt);
       return MPI_SUCCESS;
     }
   }
@@ -953,7 +1092,7 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
   if (w.remote || w.node) acquire_exclusive(w, t, kAccOffset, 1);
   Scratch old(rbuf || fn || compare ? len : 0);
   if (old.size()) read_target(w, t, wh, runs, old.data(), true);
-  if (rbuf) unpack_into(old.data(), len, rbuf, rcount, *rt);
+  if (rbuf) origin_store(w, old.data(), len, rbuf, rcount, *rt);
   const std::byte *next = nullptr;
   if (compare) {
     if (std::memcmp(old.data(), cmp.data, len) == 0) next = src.data;

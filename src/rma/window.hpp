@@ -14,6 +14,11 @@
 //  - UCX (members on several hosts): memory is registered with UCX and remote keys are exchanged
 //    at creation; data moves with ucp_put/ucp_get (memcpy for members on this PE), every control
 //    word changes with UCX atomics (through the endpoint to our own PE for members on this PE).
+// Memory of any member may be CUDA device memory (MPI_Win_create, MPI_Win_attach), as may origin
+// and result buffers: such bytes move with CUDA copies (DevPtrCache). Within a process the device
+// address is used as it is; in node mode other members open it with CUDA IPC at creation (or at
+// first access, for attached regions) and copy to and from it directly. UCX mode does not take
+// device memory (creation and attach fail with MPI_ERR_UNSUPPORTED_OPERATION).
 // Accumulates hold the target's accumulate lock for their read-modify-write, which makes them
 // element-wise atomic and ordered (in node mode on memory the window allocated, those on 4- and
 // 8-byte integers use CPU atomics instead: every one of them, so the two never meet). In the first
@@ -25,6 +30,7 @@
 
 #include "comm/comm.hpp"
 #include "datatype/type.hpp"
+#include "devptr_cache/ipc.hpp"
 #include "ucx/rma.hpp"
 
 #include <mpi.h>
@@ -46,10 +52,13 @@ inline constexpr std::size_t kRkeyMax = 512;
 inline constexpr int kMaxRegions = 32;
 
 // One attached region of a dynamic window, as other members read it from the control block.
+// Node mode: a region in device memory carries its gpu::IpcRef in `rkey`.
 struct Region {
-  std::uint64_t base = 0, len = 0, rkey_len = 0, pad = 0;
+  std::uint64_t base = 0, len = 0, rkey_len = 0;
+  std::uint64_t device = 0; // 1: CUDA device memory
   std::byte rkey[kRkeyMax];
 };
+static_assert(sizeof(gpu::IpcRef) <= kRkeyMax);
 struct Ctrl {
   std::uint64_t lock = 0;
   std::uint64_t acc = 0;
@@ -68,6 +77,9 @@ struct Target {
   bool local = false;  // on this PE
   bool direct = false; // its memory is addressable here (same PE, or mapped)
   bool cma = false;    // node mode, not mapped: process_vm_readv/writev at `base`
+  bool device = false; // its memory is CUDA device memory (`base` is mapped here when `direct`)
+  bool pinned = false; // `ipc` is held open in our PE's IpcCache until the window is freed
+  gpu::IpcRef ipc{};
   int pid = 0;
   std::uint64_t base = 0; // address of its memory (here when `direct`, else in its process)
   std::uint64_t size = 0;
