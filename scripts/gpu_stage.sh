@@ -21,7 +21,9 @@ rm -rf "$dest/build/ucx-cuda/include" "$dest/build/ucx-cuda/lib/cmake"
 for f in "$build"/tests/gpu/*; do [[ -f $f ]] && cp -a "$f" "$dest/build/tests/gpu/"; done
 find "$dest/build" -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-unneeded {} + 2>/dev/null || true
 cp "$root"/scripts/gpu_measure.sh "$dest/scripts/"
+mkdir -p "$dest/src_tests/gpu" && cp "$root"/tests/gpu/*.sh "$dest/src_tests/gpu/"
 echo "$build" >"$dest/BUILD_PATH"
+echo "$root" >"$dest/SOURCE_PATH"
 cp -a /usr/lib/x86_64-linux-gnu/pmix2 "$dest/sys/pmix2"
 LD_LIBRARY_PATH=$ucx/lib ldd "$build/bin/ampirun" "$build/lib/libampi.so" |
   awk '$3 ~ /^\// {print $3}' | sort -u |
@@ -32,6 +34,9 @@ cat >"$dest/gpu_env.sh" <<'EOS'
 c=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 b=$(cat "$c/BUILD_PATH")
 if [[ ! -e $b ]]; then mkdir -p "$(dirname "$b")" && ln -s "$c/build" "$b"; fi
+# Tests name scripts of the source tree (tests/gpu/with_mps.sh) by the path they were built at.
+s=$(cat "$c/SOURCE_PATH" 2>/dev/null)
+if [[ -n $s && ! -e $s/tests && -d $c/src_tests ]]; then mkdir -p "$s" && ln -s "$c/src_tests" "$s/tests"; fi
 [[ -e /usr/lib/x86_64-linux-gnu/pmix2 ]] || { mkdir -p /usr/lib/x86_64-linux-gnu && ln -s "$c/sys/pmix2" /usr/lib/x86_64-linux-gnu/pmix2; }
 export LD_LIBRARY_PATH=$b/ucx-cuda/lib:$b/lib:$c/sys/lib:/usr/lib/x86_64-linux-gnu/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$b/bin:$b/ucx-cuda/bin:$PATH:/usr/local/nvidia/bin

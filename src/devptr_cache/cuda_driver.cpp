@@ -55,6 +55,10 @@ void fill(void *h) {
   load(h, d.cuIpcGetMemHandle, "cuIpcGetMemHandle");
   load(h, d.cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2");
   load(h, d.cuIpcCloseMemHandle, "cuIpcCloseMemHandle");
+  load(h, d.cuEventCreate, "cuEventCreate");
+  load(h, d.cuEventRecord, "cuEventRecord");
+  load(h, d.cuEventQuery, "cuEventQuery");
+  load(h, d.cuEventDestroy, "cuEventDestroy_v2");
 }
 
 } // namespace

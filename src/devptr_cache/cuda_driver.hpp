@@ -17,10 +17,13 @@ using CUdevice = int;
 using CUdeviceptr = std::uintptr_t;
 using CUcontext = struct CUctx_st *;
 using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
 
 inline constexpr CUresult kCudaSuccess = 0;
 inline constexpr CUresult kCudaErrorNotInitialized = 3;
 inline constexpr CUresult kCudaErrorInvalidValue = 1;
+inline constexpr CUresult kCudaErrorNotReady = 600;
+inline constexpr unsigned kEventDisableTiming = 2;
 // CUpointer_attribute
 inline constexpr int kAttrContext = 1;
 inline constexpr int kAttrMemoryType = 2;
@@ -58,6 +61,10 @@ struct Driver {
   CUresult (*cuIpcGetMemHandle)(IpcMemHandle *, CUdeviceptr);
   CUresult (*cuIpcOpenMemHandle)(CUdeviceptr *, IpcMemHandle, unsigned);
   CUresult (*cuIpcCloseMemHandle)(CUdeviceptr);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventQuery)(CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
 };
 
 namespace detail {

@@ -23,6 +23,12 @@ DevPtrCache::~DevPtrCache() {
   // At exit the driver may already be shutting down: errors here change nothing.
   for (auto &[ctx, s] : streams_)
     static_cast<void>(driver().cuStreamDestroy(s));
+  for (auto &[ctx, s] : copy_streams_)
+    static_cast<void>(driver().cuStreamDestroy(s));
+  for (Pending &p : pending_)
+    static_cast<void>(driver().cuEventDestroy(p.event));
+  for (auto &[ctx, e] : free_events_)
+    static_cast<void>(driver().cuEventDestroy(e));
 }
 
 MemKind DevPtrCache::lookup(const void *p) {
@@ -130,6 +136,64 @@ void DevPtrCache::copy_device(void *dst, MemKind dst_kind, const void *src, MemK
       d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
   if (r != kCudaSuccess) cuda_fail("cuMemcpyAsync", r);
   if ((r = d.cuStreamSynchronize(s)) != kCudaSuccess) cuda_fail("cuStreamSynchronize", r);
+}
+
+} // namespace ampi::gpu
+
+namespace ampi::gpu {
+
+void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+                             std::size_t n, std::function<void()> done) {
+  const Driver &d = driver();
+  static_cast<void>(stream_for_current_context(is_device(dst_kind) ? dst : src)); // a context
+  CUcontext ctx = nullptr;
+  if (CUresult r = d.cuCtxGetCurrent(&ctx); r != kCudaSuccess) cuda_fail("cuCtxGetCurrent", r);
+  // The context's streams for asynchronous copies, created on first use.
+  std::size_t have = 0;
+  CUstream s = nullptr;
+  const std::size_t want = next_copy_stream_++ % kCopyStreams;
+  for (auto &[c, cs] : copy_streams_)
+    if (c == ctx && have++ == want) s = cs;
+  if (!s) {
+    if (CUresult r = d.cuStreamCreate(&s, 0); r != kCudaSuccess) cuda_fail("cuStreamCreate", r);
+    copy_streams_.emplace_back(ctx, s);
+  }
+  CUevent ev = nullptr;
+  for (auto it = free_events_.begin(); it != free_events_.end(); ++it)
+    if (it->first == ctx) {
+      ev = it->second;
+      free_events_.erase(it);
+      break;
+    }
+  if (!ev)
+    if (CUresult r = d.cuEventCreate(&ev, kEventDisableTiming); r != kCudaSuccess)
+      cuda_fail("cuEventCreate", r);
+  CUresult r =
+      d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
+  if (r != kCudaSuccess) cuda_fail("cuMemcpyAsync", r);
+  if ((r = d.cuEventRecord(ev, s)) != kCudaSuccess) cuda_fail("cuEventRecord", r);
+  pending_.push_back(Pending{ev, std::move(done)});
+}
+
+bool DevPtrCache::poll_copies_slow() {
+  const Driver &d = driver();
+  bool any = false;
+  for (std::size_t i = 0; i < pending_.size();) {
+    const CUresult r = d.cuEventQuery(pending_[i].event);
+    if (r == kCudaErrorNotReady) {
+      ++i;
+      continue;
+    }
+    if (r != kCudaSuccess) cuda_fail("cuEventQuery (an asynchronous copy)", r);
+    Pending p = std::move(pending_[i]);
+    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+    CUcontext ctx = nullptr;
+    static_cast<void>(d.cuCtxGetCurrent(&ctx));
+    free_events_.emplace_back(ctx, p.event);
+    p.done(); // may start more copies
+    any = true;
+  }
+  return any;
 }
 
 } // namespace ampi::gpu

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,19 @@ public:
       std::memcpy(dst, src, n);
   }
 
+  // Starts a copy that involves device memory on one of a few streams of ours (copies started
+  // one after another run concurrently) and returns; poll_copies() calls `done` once it has
+  // finished. Aborts the job on a CUDA error.
+  void copy_async(void *dst, MemKind dst_kind, const void *src, MemKind src_kind, std::size_t n,
+                  std::function<void()> done);
+  // Calls `done` of the copies that have finished; true if there were any.
+  bool poll_copies() {
+    if (pending_.empty()) [[likely]]
+      return false;
+    return poll_copies_slow();
+  }
+  std::size_t copies_in_flight() const noexcept { return pending_.size(); }
+
   // Makes a CUDA context current on this thread if none is: the primary context of the device
   // that holds `dev_ptr` (of device 0 for nullptr or host memory), as the CUDA runtime would.
   void ensure_context(const void *dev_ptr) { static_cast<void>(stream_for_current_context(dev_ptr)); }
@@ -86,7 +100,19 @@ private:
   // Ranges of device entries found stale (freed): host answers there are not cached.
   std::array<std::pair<std::uintptr_t, std::uintptr_t>, 16> freed_{};
   std::size_t freed_next_ = 0;
+  bool poll_copies_slow();
+
   std::vector<std::pair<CUcontext, CUstream>> streams_;
+  // Asynchronous copies: kCopyStreams streams per context, used in turn; events recycled.
+  static constexpr std::size_t kCopyStreams = 4;
+  struct Pending {
+    CUevent event;
+    std::function<void()> done;
+  };
+  std::vector<std::pair<CUcontext, CUstream>> copy_streams_;
+  std::size_t next_copy_stream_ = 0;
+  std::vector<Pending> pending_;
+  std::vector<std::pair<CUcontext, CUevent>> free_events_;
   Stats stats_;
 };
 

@@ -723,27 +723,53 @@ public:
     ::mkdir(log.c_str(), S_IRWXU);
     ::setenv("CUDA_MPS_PIPE_DIRECTORY", pipe.c_str(), 1);
     ::setenv("CUDA_MPS_LOG_DIRECTORY", log.c_str(), 1);
-    if (run_control({"-d"}, nullptr) != 0) {
+    // In the foreground (-f), as our child in a process group of its own: we know its pid, and
+    // can end it (and the MPS server it starts) should it not quit when told to.
+    daemon_ = spawn({"-f"}, -1, log + "/control.out");
+    const std::string control = pipe + "/control";
+    for (int i = 0; daemon_ > 0 && i < 200 && ::access(control.c_str(), F_OK) != 0; ++i) {
+      if (exited(daemon_)) daemon_ = -1;
+      else ::usleep(25000);
+    }
+    if (daemon_ <= 0 || ::access(control.c_str(), F_OK) != 0) {
       std::fprintf(stderr, "ampirun: warning: %s, and the MPS daemon did not start (see %s)\n",
                    why.c_str(), log.c_str());
+      end_group();
       ::unsetenv("CUDA_MPS_PIPE_DIRECTORY");
       ::unsetenv("CUDA_MPS_LOG_DIRECTORY");
       return;
     }
-    started_ = true;
   }
   MpsDaemon(const MpsDaemon &) = delete;
   MpsDaemon &operator=(const MpsDaemon &) = delete;
   ~MpsDaemon() { stop(); }
-  // Stops the daemon (if we started one) and removes its directory.
+  // Stops the daemon (if we started one) and removes its directory. Told to quit, the daemon
+  // ends its server and itself; if that has not happened within kQuitSeconds, its process group
+  // is ended (a job must never hang at its end because of MPS).
   void stop() noexcept {
-    if (started_) {
-      started_ = false;
-      run_control({}, "quit\n");
-      // The daemon removes its control pipe when it has gone; give it a few seconds.
-      const std::string control = dir_ + "/pipe/control";
-      for (int i = 0; i < 100 && ::access(control.c_str(), F_OK) == 0; ++i)
-        ::usleep(50000);
+    if (daemon_ > 0) {
+      int in[2] = {-1, -1};
+      if (::pipe(in) == 0) {
+        const pid_t quit = spawn({}, in[0], "/dev/null");
+        ::close(in[0]);
+        write_all(in[1], "quit\n");
+        ::close(in[1]);
+        bool gone = false;
+        for (int i = 0; i < kQuitSeconds * 20 && !gone; ++i) {
+          gone = exited(daemon_);
+          if (!gone) ::usleep(50000);
+        }
+        if (quit > 0) {
+          if (!exited(quit)) ::kill(quit, SIGKILL);
+          reap(quit);
+        }
+        if (!gone)
+          std::fprintf(stderr,
+                       "ampirun: warning: the job's MPS daemon did not quit within %d s; "
+                       "ending it\n",
+                       kQuitSeconds);
+      }
+      end_group();
     }
     if (!dir_.empty())
       ::nftw(
@@ -757,25 +783,27 @@ public:
   }
 
 private:
-  // Runs nvidia-cuda-mps-control with `args` (and `input` on its standard input); its status.
-  int run_control(std::vector<std::string> args, const char *input) {
-    int in[2] = {-1, -1};
-    if (input && ::pipe(in) != 0) return -1;
+  static constexpr int kQuitSeconds = 10;
+
+  // Starts nvidia-cuda-mps-control with `args`, standard input from `in` (-1: /dev/null) and
+  // its output to `out`, with default signal handling; -1 if it could not be started.
+  pid_t spawn(std::vector<std::string> args, int in, const std::string &out) {
     const pid_t pid = ::fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-      if (input) {
-        ::dup2(in[0], STDIN_FILENO);
-        ::close(in[0]);
-        ::close(in[1]);
-      }
-      // The daemon must not hold the job's output open (whoever reads it would wait for it).
+      ::setpgid(0, 0);
+      // Our signal mask (SIGCHLD and the forwarded signals blocked once the job runs, see the
+      // top of this file) and ignored SIGPIPE must not reach the daemon or its client.
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      std::signal(SIGPIPE, SIG_DFL);
       const int devnull = ::open("/dev/null", O_RDWR);
-      if (devnull >= 0) {
-        if (!input) ::dup2(devnull, STDIN_FILENO);
-        ::dup2(devnull, STDOUT_FILENO);
-        ::dup2(devnull, STDERR_FILENO);
-      }
+      ::dup2(in >= 0 ? in : devnull, STDIN_FILENO);
+      // The daemon must not hold the job's output open (whoever reads it would wait for it).
+      const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+      ::dup2(o >= 0 ? o : devnull, STDOUT_FILENO);
+      ::dup2(o >= 0 ? o : devnull, STDERR_FILENO);
       for (int fd = 3; fd < 1024; ++fd)
         ::close(fd);
       std::vector<char *> argv{control_.data()};
@@ -785,20 +813,37 @@ private:
       ::execv(control_.c_str(), argv.data());
       ::_exit(127);
     }
-    if (input) {
-      ::close(in[0]);
-      write_all(in[1], input);
-      ::close(in[1]);
+    ::setpgid(pid, pid); // also here: no race with the child's own call
+    return pid;
+  }
+  // Whether child `pid` has ended (it is reaped then).
+  static bool exited(pid_t pid) noexcept {
+    int status = 0;
+    pid_t r;
+    while ((r = ::waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR) {
     }
+    return r == pid || (r < 0 && errno == ECHILD);
+  }
+  static void reap(pid_t pid) noexcept {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  // Ends whatever is left of the daemon's process group (the daemon, its server) and reaps the
+  // daemon.
+  void end_group() noexcept {
+    if (daemon_ <= 0) return;
+    ::kill(-daemon_, SIGTERM);
+    for (int i = 0; i < 20 && !exited(daemon_); ++i)
+      ::usleep(50000);
+    ::kill(-daemon_, SIGKILL);
+    if (!exited(daemon_)) reap(daemon_);
+    daemon_ = -1;
   }
 
   std::string control_;
   std::string dir_;
-  bool started_ = false;
+  pid_t daemon_ = -1;
 };
 
 // ----------------------------------------------------------------------------------------------

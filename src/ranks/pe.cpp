@@ -179,7 +179,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     ranks_.push_back(std::move(rank));
   }
   if (pmix_ && pl.npes > 1) {
-    transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_);
+    transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_, devptrs_);
     termination_.emplace(*transport_, [this] {
       print_blocked_ranks();
       if (config_.my_pe == 0) { // let the other processes print theirs before the job ends

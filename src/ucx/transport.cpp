@@ -75,8 +75,10 @@ void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_
 
 } // namespace
 
-Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink)
-    : pmix_(pmix), my_pe_(my_pe), npes_(npes), sink_(sink), eps_(static_cast<std::size_t>(npes)) {
+Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink,
+                     gpu::DevPtrCache &mem)
+    : pmix_(pmix), my_pe_(my_pe), npes_(npes), sink_(sink), mem_(mem),
+      eps_(static_cast<std::size_t>(npes)) {
   if (const char *e = std::getenv("AMPI_UCX_EAGER_LIMIT"); e && *e)
     eager_limit_ = std::strtoull(e, nullptr, 10);
   if (const char *e = std::getenv("AMPI_GPU_EAGER_LIMIT"); e && *e)
@@ -324,6 +326,7 @@ void Transport::post_envelope_slot(EnvelopeSlot &slot) {
 
 bool Transport::progress() {
   bool any = ucp_worker_progress(worker_) != 0;
+  any |= mem_.poll_copies(); // device data of IPC messages being copied in
   // UCX matches the posted envelope receives in posting order, so delivering from the head of
   // the ring keeps every sender's envelopes in the order they were sent.
   for (;;) {
@@ -356,7 +359,8 @@ bool Transport::arm() {
   // UCX signals only arrivals on the event fd: keep driving until our sends are out.
   // Likewise for receives into device memory: UCX's CUDA transports finish them by polling CUDA
   // events, which never signal the event fd.
-  if (outstanding_ > 0 || device_recvs_ > 0) return false;
+  // And for our own asynchronous device copies (CUDA IPC receives): polled, never signalled.
+  if (outstanding_ > 0 || device_recvs_ > 0 || mem_.copies_in_flight() > 0) return false;
   return ucp_worker_arm(worker_) != UCS_ERR_BUSY; // busy: events are pending, go and progress
 }
 

@@ -67,7 +67,8 @@ protected:
 // Uses the PMIx client only while connecting (addresses); it may be gone before the destructor.
 class Transport {
 public:
-  Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink);
+  // `mem`: the PE's device-memory copies; progress() also finishes its asynchronous ones.
+  Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu::DevPtrCache &mem);
   ~Transport();
   Transport(const Transport &) = delete;
   Transport &operator=(const Transport &) = delete;
@@ -154,6 +155,7 @@ private:
   int my_pe_;
   int npes_;
   Sink &sink_;
+  gpu::DevPtrCache &mem_;
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   int efd_ = -1;

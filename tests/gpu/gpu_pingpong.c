@@ -2,9 +2,11 @@
  * scripts/gpu_measure.sh (not a test). Modes: "direct" passes the device buffers to MPI;
  * "staging" copies to pinned host memory, sends that, and copies back (what a program without a
  * GPU-aware MPI does); "copy" times one cuMemcpyAsync + synchronize device-to-device in one
- * process (the reference for same-process latency). Prints one line per size:
- *   <mode> <bytes> <one-way latency us> <bandwidth GB/s>
- * Usage: gpu_pingpong direct|staging|copy [sizes...] */
+ * process (the reference for same-process latency); "stream" measures bandwidth like osu_bw and
+ * ucx_perftest's tag_bw: rank 0 sends a window of WINDOW messages back to back (MPI_Isend of
+ * device buffers), rank 1 receives them (MPI_Irecv), then acknowledges. Prints one line per size:
+ *   <mode> <bytes> <one-way latency us (stream: time per message)> <bandwidth GB/s>
+ * Usage: gpu_pingpong direct|staging|copy|stream [sizes...] */
 #include "gpu_test.h"
 
 #include <mpi.h>
@@ -80,6 +82,40 @@ int main(int argc, char **argv) {
   GPU_CHECK(cu.MemAllocHost(&h, maxn));
   void *buf = staging ? h : (void *)d;
   const int peer = 1 - rank;
+  if (strcmp(mode, "stream") == 0) {
+    enum { WINDOW = 16 };
+    MPI_Request reqs[WINDOW];
+    for (int k = 0; k < nsizes; ++k) {
+      const size_t n = sizes[k];
+      const int it = iterations(n) / 8 + 3, warm = 2;
+      double t0 = 0;
+      MPI_Barrier(MPI_COMM_WORLD);
+      for (int i = 0; i < warm + it; ++i) {
+        if (i == warm) {
+          MPI_Barrier(MPI_COMM_WORLD);
+          t0 = now_us();
+        }
+        if (rank > 1) continue;
+        int ack = 0;
+        for (int w = 0; w < WINDOW; ++w) {
+          if (rank == 0)
+            MPI_Isend(buf, (int)n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &reqs[w]);
+          else
+            MPI_Irecv(buf, (int)n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &reqs[w]);
+        }
+        MPI_Waitall(WINDOW, reqs, MPI_STATUSES_IGNORE);
+        if (rank == 0)
+          MPI_Recv(&ack, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else
+          MPI_Send(&ack, 1, MPI_INT, peer, 3, MPI_COMM_WORLD);
+      }
+      const double us = (now_us() - t0) / it / WINDOW;
+      if (rank == 0) printf("%s %zu %.2f %.2f\n", mode, n, us, n / us / 1e3);
+      fflush(stdout);
+    }
+    MPI_Finalize();
+    return 0;
+  }
   for (int k = 0; k < nsizes; ++k) {
     const size_t n = sizes[k];
     const int it = iterations(n), warm = it / 10 + 2;
