@@ -142,6 +142,12 @@ void DevPtrCache::copy_device(void *dst, MemKind dst_kind, const void *src, MemK
 
 namespace ampi::gpu {
 
+void DevPtrCache::sync_legacy_stream() {
+  const auto legacy = reinterpret_cast<CUstream>(std::uintptr_t{1}); // CU_STREAM_LEGACY
+  if (CUresult r = driver().cuStreamSynchronize(legacy); r != kCudaSuccess)
+    cuda_fail("cuStreamSynchronize (legacy default stream)", r);
+}
+
 void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
                              std::size_t n, std::function<void()> done) {
   const Driver &d = driver();

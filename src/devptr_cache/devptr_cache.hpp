@@ -70,6 +70,13 @@ public:
   }
   std::size_t copies_in_flight() const noexcept { return pending_.size(); }
 
+  // Waits for the work queued on the legacy default stream of the current context (where
+  // cudaMemcpy and kernels launched without a stream go): a cudaMemcpy from pageable memory
+  // returns before its data has reached the device, so data that another process reads (CUDA
+  // IPC) is final only after this. Copies of our own (copy(), copy_async()) are ordered after it
+  // anyway: their streams are blocking ones.
+  void sync_legacy_stream();
+
   // Makes a CUDA context current on this thread if none is: the primary context of the device
   // that holds `dev_ptr` (of device 0 for nullptr or host memory), as the CUDA runtime would.
   void ensure_context(const void *dev_ptr) { static_cast<void>(stream_for_current_context(dev_ptr)); }

@@ -56,6 +56,7 @@ bool IpcCache::describe(const void *p, IpcRef *out) {
   }
   if (!e->ok) return false;
   out->handle = e->handle;
+  out->buffer_id = e->id;
   out->offset = a - e->base;
   out->exported = 1;
   return true;
@@ -63,11 +64,21 @@ bool IpcCache::describe(const void *p, IpcRef *out) {
 
 IpcCache::Open *IpcCache::find_or_open(const IpcRef &r, CUresult *err) {
   ++clock_;
-  for (Open &o : open_)
-    if (same_handle(o.handle, r.handle)) {
-      o.used = clock_;
-      return &o;
+  for (auto it = open_.begin(); it != open_.end(); ++it) {
+    if (it->pid != r.pid || !same_handle(it->handle, r.handle)) continue;
+    if (it->buffer_id == r.buffer_id) {
+      it->used = clock_;
+      return &*it;
     }
+    // The same place in that process's memory, another allocation: the mapping is stale.
+    if (it->pins > 0) { // a window still uses memory its owner has freed
+      *err = kCudaErrorInvalidValue;
+      return nullptr;
+    }
+    static_cast<void>(driver().cuIpcCloseMemHandle(it->base));
+    open_.erase(it);
+    break;
+  }
   if (!load_cuda()) {
     *err = kCudaErrorNotInitialized;
     return nullptr;
@@ -90,7 +101,7 @@ IpcCache::Open *IpcCache::find_or_open(const IpcRef &r, CUresult *err) {
     static_cast<void>(d.cuIpcCloseMemHandle(victim->base));
     open_.erase(victim);
   }
-  open_.push_back(Open{r.handle, base, clock_, 0});
+  open_.push_back(Open{r.pid, r.buffer_id, r.handle, base, clock_, 0});
   return &open_.back();
 }
 
@@ -121,7 +132,8 @@ void *IpcCache::pin(const IpcRef &r, CUresult *err) {
 void IpcCache::unpin(const IpcRef &r) noexcept {
   if (r.pid == static_cast<std::int32_t>(::getpid())) return;
   for (Open &o : open_)
-    if (same_handle(o.handle, r.handle) && o.pins > 0) {
+    if (o.pid == r.pid && o.buffer_id == r.buffer_id && same_handle(o.handle, r.handle) &&
+        o.pins > 0) {
       --o.pins;
       return;
     }

@@ -6,9 +6,16 @@
 //    Memory that CUDA cannot export this way (cudaMallocAsync pools, managed memory, VMM
 //    mappings) is reported as such, and callers use another way.
 //  - Importing (resolve): the address, in this process, of memory another process described.
-//    Opened handles stay mapped (the driver counts references) and are cached: the last kOpen
-//    unpinned ones are kept, older ones closed; pinned ones (a window's memory) stay until
-//    unpinned. Memory described by this process itself resolves to its own address.
+//    Opened handles stay mapped and are cached: the last kOpen unpinned ones are kept, older ones
+//    closed; pinned ones (a window's memory) stay until unpinned. Memory described by this
+//    process itself resolves to its own address.
+//    A handle names a place in the exporter's memory (its block, the allocation's offset and
+//    size: measured on H100, driver 580), not an allocation: freed and allocated again at the
+//    same place, the new allocation has the same handle, while a mapping made before may still
+//    show the old memory (and the driver hands out the mapping already open for equal handles).
+//    So each description carries the allocation's CUDA buffer id (unique in its process), and a
+//    cached mapping is used only for the same process and buffer id; a stale one is closed and
+//    the handle opened anew.
 #pragma once
 
 #include "devptr_cache/devptr_cache.hpp"
@@ -24,6 +31,7 @@ struct IpcRef {
   IpcMemHandle handle;     // the allocation's handle (unset when `exported` is 0)
   std::uint64_t offset;    // of the buffer in the allocation
   std::uint64_t address;   // the buffer's address in the describing process
+  std::uint64_t buffer_id; // the allocation's CUDA buffer id there
   std::int32_t pid;        // the describing process
   std::int32_t exported;   // 1: handle is valid
 };
@@ -61,6 +69,8 @@ private:
     bool ok = false; // false: CUDA cannot export it
   };
   struct Open {
+    std::int32_t pid = 0;
+    std::uint64_t buffer_id = 0;
     IpcMemHandle handle{};
     CUdeviceptr base = 0;
     std::uint64_t used = 0; // when last resolved (a counter)

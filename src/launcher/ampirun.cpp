@@ -683,6 +683,17 @@ std::string find_mps_control() {
   return {};
 }
 
+// ampirun itself must not become a CUDA client: a client of the job's MPS daemon keeps it from
+// quitting (the server waits for its clients: seen on the GPU machines, where hwloc's I/O
+// plugins, loaded by the PMIx server, initialised CUDA in ampirun), and a CUDA context would
+// take GPU memory for nothing. The job's environment is planned already: this changes ours only.
+void keep_launcher_off_gpus() {
+  ::unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+  ::unsetenv("CUDA_MPS_LOG_DIRECTORY");
+  if (!std::getenv("HWLOC_COMPONENTS"))
+    ::setenv("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-rsmi,-levelzero,-gl", 1);
+}
+
 class MpsDaemon {
 public:
   // Decides from --mps and the job's shape; may start the daemon (and then set the variables in
@@ -798,6 +809,9 @@ private:
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
       std::signal(SIGPIPE, SIG_DFL);
+      // Ours are gone once the job is planned (keep_launcher_off_gpus): name the daemon again.
+      ::setenv("CUDA_MPS_PIPE_DIRECTORY", (dir_ + "/pipe").c_str(), 1);
+      ::setenv("CUDA_MPS_LOG_DIRECTORY", (dir_ + "/log").c_str(), 1);
       const int devnull = ::open("/dev/null", O_RDWR);
       ::dup2(in >= 0 ? in : devnull, STDIN_FILENO);
       // The daemon must not hold the job's output open (whoever reads it would wait for it).
@@ -1804,6 +1818,7 @@ int run(int argc, char **argv) {
   scrub_environment();
   MpsDaemon mps(options.mps, options.processes); // before plan_job: it may export variables
   std::vector<ProcessPlan> plans = plan_job(options);
+  keep_launcher_off_gpus();
   const std::vector<int> inherited_fds = inherited_descriptors();
 
   // Before libpmix starts its thread, so that the thread inherits the blocked signals.

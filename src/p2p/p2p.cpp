@@ -106,7 +106,10 @@ void send_remote(Request &req, const Route &route, const void *buf, std::size_t 
     } else if (gpu::IpcRef ref; kind == gpu::MemKind::Device && tx.ipc_reachable(dest_pe) &&
                                 pe.ipc().describe(buf, &ref)) {
       // Same host: the receiver copies from our buffer itself once it has matched (one
-      // device-to-device copy; completes when it acknowledges, like a synchronous send).
+      // device-to-device copy; completes when it acknowledges, like a synchronous send). What
+      // the legacy stream still writes into the buffer (a cudaMemcpy from pageable memory) must
+      // be there first: within a process our copies are ordered after it, the receiver's not.
+      pe.devptrs().sync_legacy_stream();
       tx.send_ipc(dest_pe, h, ref, &req);
     } else {
       tx.send_rendezvous(dest_pe, h, buf, bytes, mode == Mode::Synchronous, &req, kind);

@@ -35,6 +35,9 @@ static int *dev_alloc(size_t count) {
 }
 static void to_dev(int *d, const int *h, size_t count) {
   GPU_CHECK(cu.MemcpyHtoD((CUdeviceptr)d, h, count * sizeof(int)));
+  /* From pageable memory the copy may still be in flight when MemcpyHtoD returns; other
+   * processes read window memory on streams of their own, so the data must be there first. */
+  GPU_CHECK(cu.CtxSynchronize());
 }
 static void from_dev(int *h, const int *d, size_t count) {
   GPU_CHECK(cu.MemcpyDtoH(h, (CUdeviceptr)d, count * sizeof(int)));

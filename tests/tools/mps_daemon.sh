@@ -13,12 +13,16 @@ rm -rf "$work" && mkdir -p "$work/bin" || exit 1
 record=$work/record
 cat >"$work/bin/nvidia-cuda-mps-control" <<'EOS'
 #!/bin/sh
+mode=${1:-}
 {
   echo "run $*"
-  sed -n 's/^SigBlk:[[:space:]]*/blocked /p' /proc/$$/status
+  # Read by the shell itself (no child process: a shell blocks signals around its forks).
+  while IFS= read -r line; do
+    case $line in SigBlk:*) set -- $line; echo "blocked $2" ;; esac
+  done </proc/$$/status
   echo "pipe $CUDA_MPS_PIPE_DIRECTORY"
 } >>"$MPS_RECORD"
-if [ "${1:-}" = "-f" ]; then # the daemon: up until its control file goes
+if [ "$mode" = "-f" ]; then # the daemon: up until its control file goes
   : >"$CUDA_MPS_PIPE_DIRECTORY/control"
   while [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] || [ -n "${MPS_STUCK:-}" ]; do sleep 0.05; done
   echo "daemon quit" >>"$MPS_RECORD"
