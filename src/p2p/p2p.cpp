@@ -47,10 +47,6 @@ void receive_remote_data(Request &rreq, int source, int tag, std::size_t bytes,
                             pe.devptrs().kind(rreq.recv_buf));
 }
 
-// IPC messages of at least this size are copied asynchronously (several at once go faster than
-// one after another); smaller ones at once (lowest latency).
-constexpr std::size_t kAsyncIpcBytes = 256 * 1024;
-
 // Fetches the device data of a matched IPC message (same host) straight from the sender's
 // buffer, then tells the sender its buffer is free. Returns false when the copy goes on in the
 // background: the request completes when it has finished.
@@ -73,7 +69,7 @@ bool receive_ipc(Request &rreq, int source, int tag, std::size_t bytes,
       Pe::abort_job(1);
     }
     gpu::DevPtrCache &mem = pe.devptrs();
-    if (n >= kAsyncIpcBytes) {
+    if (n >= pe.transport()->ipc_async_bytes()) { // several at once go faster
       mem.copy_async(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n,
                      [&pe, &rreq, peer = note.pe, user = note.user] {
                        pe.transport()->ack_ipc(peer, user);
