@@ -113,7 +113,7 @@ bool check_target(rma::Window &w, int target, MPI_Aint disp, const char *fn, int
     *skip = true;
     return true;
   }
-  if (target < 0 || target >= w.comm->size()) {
+  if (target < 0 || static_cast<std::size_t>(target) >= w.targets.size()) {
     *err = raise_win(w, MPI_ERR_RANK, fn, "target_rank=%d is not a rank of the window (size %d)",
                      target, w.comm->size());
     return false;

@@ -942,9 +942,7 @@ int detach(Window &w, const void *base, const char **why) {
   return MPI_ERR_RMA_ATTACH;
 }
 
-bool in_epoch(const Window &w, int target) {
-  if (w.fence || w.lock_all) return true;
-  if (w.targets[static_cast<std::size_t>(target)].lock) return true;
+bool in_epoch_slow(const Window &w, int target) {
   if (w.access_open) return std::find(w.access.begin(), w.access.end(), target) != w.access.end();
   return false;
 }
@@ -952,9 +950,39 @@ bool in_epoch(const Window &w, int target) {
 // -----------------------------------------------------------------------------------------------
 // Operations.
 
+namespace {
+
+// The common case of put and get: contiguous data on both sides, host memory, a static window
+// whose target memory is addressable here. Returns the target address (nullptr: not this case;
+// *err set when it is but the access is out of range).
+std::byte *direct_target(Window &w, const Target &t, const void *obuf, const datatype::Type &ot,
+                         MPI_Aint disp, std::size_t len, const datatype::Type &tt, int *err,
+                         const char **why) {
+  if (!t.direct || t.device || !tt.contiguous || !ot.contiguous ||
+      w.flavor == MPI_WIN_FLAVOR_DYNAMIC || on_device(w, obuf))
+    return nullptr;
+  const std::ptrdiff_t off = static_cast<std::ptrdiff_t>(disp) * t.disp_unit + tt.true_lb;
+  if (off < 0 || static_cast<std::uint64_t>(off) + len > t.size) {
+    *why = "the access lies outside the target's window memory";
+    *err = MPI_ERR_RMA_RANGE;
+    return nullptr;
+  }
+  return reinterpret_cast<std::byte *>(static_cast<std::uintptr_t>(t.base)) + off;
+}
+
+} // namespace
+
 int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
         MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
+  if (const std::size_t len = tt.size * tcount; len > 0) {
+    int err = MPI_SUCCESS;
+    if (std::byte *to = direct_target(w, t, obuf, ot, disp, len, tt, &err, why)) {
+      std::memcpy(to, datatype::data_start(ot, obuf), len);
+      return MPI_SUCCESS;
+    }
+    if (err) return err;
+  }
   const RunList runs = cached_runs_of(w, tt, tcount);
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;
@@ -973,6 +1001,14 @@ int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &o
 int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int target,
         MPI_Aint disp, std::size_t tcount, const datatype::Type &tt, const char **why) {
   Target &t = w.targets[static_cast<std::size_t>(target)];
+  if (const std::size_t len = tt.size * tcount; len > 0) {
+    int err = MPI_SUCCESS;
+    if (std::byte *from = direct_target(w, t, obuf, ot, disp, len, tt, &err, why)) {
+      std::memcpy(datatype::data_start(ot, obuf), from, len);
+      return MPI_SUCCESS;
+    }
+    if (err) return err;
+  }
   const RunList runs = cached_runs_of(w, tt, tcount);
   Where wh;
   if (int e = locate(w, t, disp, runs, &wh, why)) return e;

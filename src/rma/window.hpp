@@ -169,7 +169,12 @@ int attach(Window &w, void *base, std::size_t len, const char **why);
 int detach(Window &w, const void *base, const char **why);
 
 // Whether `target` may be accessed now (an access epoch names it).
-bool in_epoch(const Window &w, int target);
+bool in_epoch_slow(const Window &w, int target);
+inline bool in_epoch(const Window &w, int target) {
+  if (w.fence || w.lock_all || w.targets[static_cast<std::size_t>(target)].lock) [[likely]]
+    return true;
+  return in_epoch_slow(w, target);
+}
 
 // Operations. Each returns MPI_SUCCESS or an error class with `why` set. Types are resolved;
 // counts and the target rank are checked by the caller.
