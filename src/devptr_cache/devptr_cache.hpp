@@ -79,7 +79,9 @@ public:
 
   // Makes a CUDA context current on this thread if none is: the primary context of the device
   // that holds `dev_ptr` (of device 0 for nullptr or host memory), as the CUDA runtime would.
-  void ensure_context(const void *dev_ptr) { static_cast<void>(stream_for_current_context(dev_ptr)); }
+  void ensure_context(const void *dev_ptr) {
+    static_cast<void>(stream_for_current_context(dev_ptr));
+  }
 
   // Counters for tests and tuning.
   struct Stats {

@@ -739,8 +739,10 @@ public:
     daemon_ = spawn({"-f"}, -1, log + "/control.out");
     const std::string control = pipe + "/control";
     for (int i = 0; daemon_ > 0 && i < 200 && ::access(control.c_str(), F_OK) != 0; ++i) {
-      if (exited(daemon_)) daemon_ = -1;
-      else ::usleep(25000);
+      if (exited(daemon_))
+        daemon_ = -1;
+      else
+        ::usleep(25000);
     }
     if (daemon_ <= 0 || ::access(control.c_str(), F_OK) != 0) {
       std::fprintf(stderr, "ampirun: warning: %s, and the MPS daemon did not start (see %s)\n",

@@ -50,8 +50,7 @@ void receive_remote_data(Request &rreq, int source, int tag, std::size_t bytes,
 // Fetches the device data of a matched IPC message (same host) straight from the sender's
 // buffer, then tells the sender its buffer is free. Returns false when the copy goes on in the
 // background: the request completes when it has finished.
-bool receive_ipc(Request &rreq, int source, int tag, std::size_t bytes,
-                 const ucx::IpcNote &note) {
+bool receive_ipc(Request &rreq, int source, int tag, std::size_t bytes, const ucx::IpcNote &note) {
   Pe &pe = rreq.owner->pe;
   const std::size_t n = bytes > rreq.capacity ? rreq.capacity : bytes;
   rreq.status_source = source;

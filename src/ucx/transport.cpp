@@ -75,8 +75,7 @@ void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_
 
 } // namespace
 
-Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink,
-                     gpu::DevPtrCache &mem)
+Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu::DevPtrCache &mem)
     : pmix_(pmix), my_pe_(my_pe), npes_(npes), sink_(sink), mem_(mem),
       eps_(static_cast<std::size_t>(npes)) {
   if (const char *e = std::getenv("AMPI_UCX_EAGER_LIMIT"); e && *e)

@@ -167,7 +167,7 @@ private:
   std::uint64_t my_host_ = 0;
   bool ipc_enabled_ = true;
   std::size_t ipc_async_bytes_ = 16 * 1024; // measured: bench/results/2026-11-22-h200/ipc-async.log
-  std::size_t ipc_waiting_ = 0; // IPC sends not acknowledged yet
+  std::size_t ipc_waiting_ = 0;             // IPC sends not acknowledged yet
   std::uint64_t next_seq_ = 1;
   std::size_t eager_limit_ = 8192;
   std::size_t gpu_eager_limit_ = kDefaultGpuEagerLimit;

@@ -154,8 +154,8 @@ static void accumulates(MPI_Win win, int *wdev) {
   int olds[ACC_ROUNDS];
   for (int k = 0; k < ACC_ROUNDS; ++k) {
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
-    MPI_Accumulate(rank % 2 ? (void *)&inc : (void *)inc_dev, 1, MPI_INT, 0, 0, 1, MPI_INT,
-                   MPI_SUM, win);
+    MPI_Accumulate(rank % 2 ? (void *)&inc : (void *)inc_dev, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM,
+                   win);
     const int one = 1;
     MPI_Fetch_and_op(&one, old_dev, MPI_INT, 0, 1, MPI_SUM, win);
     MPI_Win_unlock(0, win);
@@ -223,8 +223,8 @@ static void accumulates(MPI_Win win, int *wdev) {
   if (rank == 0) {
     int got[2];
     from_dev(got, wdev + 3, 2);
-    EXPECT(got[0] == (size - 1) * 3 && got[1] == (size - 1) * 5, "get-accumulate max %d %d",
-           got[0], got[1]);
+    EXPECT(got[0] == (size - 1) * 3 && got[1] == (size - 1) * 5, "get-accumulate max %d %d", got[0],
+           got[1]);
   }
   GPU_CHECK(cu.MemFree((CUdeviceptr)prev_dev));
   GPU_CHECK(cu.MemFree((CUdeviceptr)cmp_dev));
@@ -290,8 +290,8 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "unsupported") == 0) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Win win = MPI_WIN_NULL;
-    const int e = MPI_Win_create(wdev, 2 * N * sizeof(int), sizeof(int), MPI_INFO_NULL,
-                                 MPI_COMM_WORLD, &win);
+    const int e =
+        MPI_Win_create(wdev, 2 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     int cls = MPI_SUCCESS;
     MPI_Error_class(e, &cls);
     EXPECT(cls == MPI_ERR_UNSUPPORTED_OPERATION && win == MPI_WIN_NULL,
