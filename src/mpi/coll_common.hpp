@@ -6,6 +6,7 @@
 
 #include "coll/coll.hpp"
 #include "mpi/common.hpp"
+#include "mpi/device_buffers.hpp"
 #include "p2p/p2p.hpp"
 
 #include <memory>
@@ -95,11 +96,18 @@ struct Call {
   }
 };
 
+// Device memory (CUDA) in a collective's buffers is staged through host memory
+// (mpi/device_buffers.hpp): the algorithms and reductions run on host bytes.
+
 // `count` elements of a datatype at `buf`, as packed bytes.
 class Packed {
 public:
   Packed(const datatype::Type &t, const void *buf, std::size_t count, bool load)
       : t_(t), buf_(const_cast<void *>(buf)), count_(count), bytes_(t.size * count) {
+    if (buf && on_device(buf)) [[unlikely]] {
+      from_device(load);
+      return;
+    }
     if (t.contiguous || !buf) {
       data_ = buf ? static_cast<std::byte *>(datatype::data_start(t, buf_)) : nullptr;
       return;
@@ -112,15 +120,24 @@ public:
   std::size_t bytes() const { return bytes_; }
   // Writes packed results back into the user's buffer.
   void store() const {
+    if (device_) [[unlikely]] {
+      to_device();
+      return;
+    }
     if (tmp_) datatype::unpack(t_, data_, bytes_, 0, buf_, count_);
   }
 
 private:
+  void from_device(bool load);
+  void to_device() const;
+
   const datatype::Type &t_;
   void *buf_;
   std::size_t count_, bytes_;
   std::unique_ptr<std::byte[]> tmp_;
   std::byte *data_ = nullptr;
+  bool device_ = false;
+  DeviceStage stage_; // device: the host image of a non-contiguous buffer
 };
 
 // Per-rank blocks of a v/w collective: counts[i] elements of types[i] (or of the one type) at
@@ -136,6 +153,10 @@ public:
       const datatype::Type &t = type(i);
       contiguous = contiguous && t.contiguous;
       b.bytes.push_back(t.size * static_cast<std::size_t>(counts[i]));
+    }
+    if (buf && on_device(buf)) [[unlikely]] {
+      from_device(contiguous, load);
+      return;
     }
     if (contiguous) {
       b.base = buf_;
@@ -157,6 +178,10 @@ public:
   }
   // Writes the packed blocks back (all of them, or only block `only`).
   void store(int only = -1) const {
+    if (device_) [[unlikely]] {
+      to_device(only);
+      return;
+    }
     if (!tmp_) return;
     for (std::size_t i = 0; i < counts_.size(); ++i)
       if (only < 0 || static_cast<std::size_t>(only) == i)
@@ -166,6 +191,8 @@ public:
   coll::Blocks b;
 
 private:
+  void from_device(bool contiguous, bool load);
+  void to_device(int only) const;
   const datatype::Type &type(std::size_t i) const {
     return types_.size() == 1 ? types_[0] : types_[i];
   }
@@ -174,6 +201,8 @@ private:
   const std::vector<int> &counts_;
   const std::vector<std::ptrdiff_t> &displs_;
   std::unique_ptr<std::byte[]> tmp_;
+  bool device_ = false, device_contiguous_ = false;
+  DeviceStage stage_;
 };
 
 // Byte displacements from element displacements (of a type's extent).

@@ -4,6 +4,7 @@
 // MPI_Get_address and MPI_Type_match_size. The types themselves live in src/datatype.
 #include "datatype/layout.hpp"
 #include "mpi/common.hpp"
+#include "mpi/device_buffers.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -697,8 +698,8 @@ extern "C" int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, 
                  "%zu bytes do not fit in outbuf at position %d (outsize %d)", bytes, *position,
                  outsize);
   if (bytes)
-    datatype::pack(*t, inbuf, static_cast<std::size_t>(incount), 0,
-                   static_cast<char *>(outbuf) + *position, bytes);
+    pack_any(*t, inbuf, static_cast<std::size_t>(incount), 0,
+             static_cast<char *>(outbuf) + *position, bytes);
   *position += static_cast<int>(bytes);
   return MPI_SUCCESS;
 }
@@ -718,8 +719,8 @@ extern "C" int PMPI_Unpack(const void *inbuf, int insize, int *position, void *o
                  "inbuf holds %d bytes after position %d, fewer than the %zu to unpack",
                  insize - *position, *position, bytes);
   if (bytes)
-    datatype::unpack(*t, static_cast<const char *>(inbuf) + *position, bytes, 0, outbuf,
-                     static_cast<std::size_t>(outcount));
+    unpack_any(*t, static_cast<const char *>(inbuf) + *position, bytes, 0, outbuf,
+               static_cast<std::size_t>(outcount));
   *position += static_cast<int>(bytes);
   return MPI_SUCCESS;
 }

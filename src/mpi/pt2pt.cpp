@@ -2,6 +2,7 @@
 // MPI_PROC_NULL and datatypes (non-contiguous ones through a packed staging copy), over src/p2p.
 // Persistent and generalized requests: pt2pt_persistent.cpp; matched probes: pt2pt_mprobe.cpp.
 #include "mpi/pt2pt.hpp"
+#include "mpi/device_buffers.hpp"
 
 #include <cstring>
 #include <memory>
@@ -155,8 +156,8 @@ int truncation(const p2p::Request &r, MPI_Comm comm, const char *fn) {
 // Unpacks a completed non-contiguous receive from its staging copy.
 void unpack_staged(p2p::Request &r) {
   if (r.status_bytes)
-    datatype::unpack(*r.ext().dtype, r.ext().staging.get(), r.status_bytes, 0, r.ext().user_buf,
-                     r.ext().user_count);
+    unpack_any(*r.ext().dtype, r.ext().staging.get(), r.status_bytes, 0, r.ext().user_buf,
+               r.ext().user_count);
 }
 
 } // namespace
@@ -178,10 +179,16 @@ namespace {
 void pack_into(const datatype::Type &st, const void *sbuf, std::size_t scount, p2p::Request &rreq,
                std::size_t n) {
   if (rreq.on_complete != unpack_staged) {
-    datatype::pack(st, sbuf, scount, 0, rreq.recv_buf, n);
+    pack_any(st, sbuf, scount, 0, rreq.recv_buf, n);
     return;
   }
-  rreq.on_complete = nullptr; // unpacked here
+  rreq.on_complete = nullptr;                                           // unpacked here
+  if (on_device(sbuf) || on_device(rreq.ext().user_buf)) [[unlikely]] { // staged once, whole
+    auto packed = std::make_unique_for_overwrite<std::byte[]>(n ? n : 1);
+    pack_any(st, sbuf, scount, 0, packed.get(), n);
+    unpack_any(*rreq.ext().dtype, packed.get(), n, 0, rreq.ext().user_buf, rreq.ext().user_count);
+    return;
+  }
   std::byte bounce[4096];
   for (std::size_t at = 0; at < n;) {
     const std::size_t k =
@@ -224,7 +231,7 @@ void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
   }
   if (!req.ext().staging)
     req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
-  datatype::pack(t, buf, count, 0, req.ext().staging.get(), bytes);
+  pack_any(t, buf, count, 0, req.ext().staging.get(), bytes);
   p2p::start_send(req, route, req.ext().staging.get(), bytes, mode);
 }
 
@@ -248,7 +255,7 @@ void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
     p2p::Request *sreq = m.send_request;
     matched(req, m.bytes, m.envelope.source, m.envelope.tag);
     if (req.status_bytes)
-      datatype::unpack(t, sreq ? sreq->send_buf : m.data, req.status_bytes, 0, buf, count);
+      unpack_any(t, sreq ? sreq->send_buf : m.data, req.status_bytes, 0, buf, count);
     if (sreq) {
       sreq->unmatched = nullptr;
       p2p::complete(*sreq);
@@ -372,7 +379,7 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
     const void *data = datatype::data_start(t, buf);
     if (!t.contiguous) {
       packed = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
-      datatype::pack(t, buf, n, 0, packed.get(), ck.bytes);
+      pack_any(t, buf, n, 0, packed.get(), ck.bytes);
       data = packed.get();
     }
     if (int e = p2p::start_bsend(route, data, ck.bytes); e != MPI_SUCCESS)
@@ -560,8 +567,7 @@ extern "C" int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
   Checked rc = check(*self, fn, buf, count, datatype, source, recvtag, comm, true);
   if (!rc.comm) return rc.err;
   auto copy = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
-  if (ck.bytes)
-    datatype::pack(*ck.type, buf, static_cast<std::size_t>(count), 0, copy.get(), ck.bytes);
+  if (ck.bytes) pack_any(*ck.type, buf, static_cast<std::size_t>(count), 0, copy.get(), ck.bytes);
   if (ck.bytes > static_cast<std::size_t>(INT_MAX))
     return raise(comm, MPI_ERR_COUNT, fn, "%zu bytes are more than this call can send", ck.bytes);
   MPI_Request sreq = MPI_REQUEST_NULL;

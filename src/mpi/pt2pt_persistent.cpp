@@ -3,6 +3,7 @@
 // request keeps its handle across completions: MPI_Start restarts the operation it describes,
 // and between a completion being reported and the next MPI_Start it is inactive (the completion
 // calls treat it like MPI_REQUEST_NULL; see pt2pt.cpp).
+#include "mpi/device_buffers.hpp"
 #include "mpi/pt2pt.hpp"
 
 #include <memory>
@@ -72,7 +73,7 @@ int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
     if (!t.contiguous) {
       if (!r.ext().staging)
         r.ext().staging = std::make_unique_for_overwrite<std::byte[]>(op.bytes ? op.bytes : 1);
-      datatype::pack(t, op.buf, op.count, 0, r.ext().staging.get(), op.bytes);
+      pack_any(t, op.buf, op.count, 0, r.ext().staging.get(), op.bytes);
       data = r.ext().staging.get();
     }
     if (int e = p2p::start_bsend(route, data, op.bytes); e != MPI_SUCCESS) {

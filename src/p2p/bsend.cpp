@@ -51,7 +51,9 @@ int start_bsend(const Route &route, const void *buf, std::size_t bytes) {
   if (!self.bsend.base || !reserve(self.bsend, bytes, offset)) return MPI_ERR_BUFFER;
   const auto start = reinterpret_cast<std::uintptr_t>(self.bsend.base + offset);
   std::byte *copy = self.bsend.base + offset + ((kAlign - start % kAlign) % kAlign);
-  if (bytes) std::memcpy(copy, buf, bytes);
+  // The user's data may be device memory; the attached buffer is host memory.
+  if (bytes)
+    self.pe.devptrs().copy(copy, gpu::MemKind::Host, buf, self.pe.devptrs().kind(buf), bytes);
   Request &req = self.requests.create(self);
   req.on_complete = give_back;
   req.on_complete_arg = reinterpret_cast<void *>(offset);
