@@ -3,6 +3,7 @@
 #include "devptr_cache/devptr_cache.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace ampi::gpu {
@@ -18,6 +19,11 @@ constexpr std::uintptr_t kPage = 4096;
 }
 
 } // namespace
+
+DevPtrCache::DevPtrCache() {
+  if (const char *e = std::getenv("AMPI_GPU_ASYNC_BYTES"); e && *e)
+    async_bytes_ = std::strtoull(e, nullptr, 10);
+}
 
 DevPtrCache::~DevPtrCache() {
   // At exit the driver may already be shutting down: errors here change nothing.
@@ -127,7 +133,7 @@ CUstream DevPtrCache::stream_for_current_context(const void *dev_ptr) {
   return s;
 }
 
-void DevPtrCache::copy_device(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+void DevPtrCache::copy_device(void *dst, MemKind dst_kind, const void *src, MemKind /*src_kind*/,
                               std::size_t n) {
   if (n == 0) return;
   const Driver &d = driver();
@@ -148,7 +154,7 @@ void DevPtrCache::sync_legacy_stream() {
     cuda_fail("cuStreamSynchronize (legacy default stream)", r);
 }
 
-void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind /*src_kind*/,
                              std::size_t n, std::function<void()> done) {
   const Driver &d = driver();
   static_cast<void>(stream_for_current_context(is_device(dst_kind) ? dst : src)); // a context

@@ -37,7 +37,7 @@ std::uint64_t mapping_generation() noexcept;
 
 class DevPtrCache {
 public:
-  DevPtrCache() = default;
+  DevPtrCache();
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -69,6 +69,10 @@ public:
     return poll_copies_slow();
   }
   std::size_t copies_in_flight() const noexcept { return pending_.size(); }
+  // Copies of at least this many bytes that complete a message go asynchronously (several at
+  // once go faster; smaller ones are quicker done at once): AMPI_GPU_ASYNC_BYTES, default 16 KiB
+  // (measured: bench/results/2026-11-22-h200/ipc-async.log).
+  std::size_t async_bytes() const noexcept { return async_bytes_; }
 
   // Waits for the work queued on the legacy default stream of the current context (where
   // cudaMemcpy and kernels launched without a stream go): a cudaMemcpy from pageable memory
@@ -122,6 +126,7 @@ private:
   std::size_t next_copy_stream_ = 0;
   std::vector<Pending> pending_;
   std::vector<std::pair<CUcontext, CUevent>> free_events_;
+  std::size_t async_bytes_ = 16 * 1024;
   Stats stats_;
 };
 

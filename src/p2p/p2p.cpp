@@ -17,22 +17,35 @@ namespace ampi::p2p {
 namespace {
 
 // Copies a message into a matched receive and fills in its status. `data` is host memory unless
-// `src_kind` says otherwise.
-void deliver(Request &rreq, const void *data, std::size_t bytes, int source, int tag,
-             gpu::MemKind src_kind = gpu::MemKind::Host) {
+// `src_kind` says otherwise. When the data is still in the sender's buffer (its request `sreq`
+// given), a copy that involves device memory and is large enough goes on in the background
+// (several at once go faster, and the PE's other ranks run meanwhile): then it returns false, and
+// the receive and `sreq` complete when the copy has finished; otherwise the caller completes
+// them. (Buffered data, eager messages, is copied at once: its buffer goes back right after.)
+bool deliver(Request &rreq, const void *data, std::size_t bytes, int source, int tag,
+             gpu::MemKind src_kind = gpu::MemKind::Host, Request *sreq = nullptr) {
   std::size_t n = bytes;
   rreq.status_error = MPI_SUCCESS;
   if (bytes > rreq.capacity) {
     n = rreq.capacity;
     rreq.status_error = MPI_ERR_TRUNCATE;
   }
-  if (n) {
-    gpu::DevPtrCache &mem = rreq.owner->pe.devptrs();
-    mem.copy(rreq.recv_buf, mem.kind(rreq.recv_buf), data, src_kind, n);
-  }
   rreq.status_source = source;
   rreq.status_tag = tag;
   rreq.status_bytes = n;
+  if (n) {
+    gpu::DevPtrCache &mem = rreq.owner->pe.devptrs();
+    const gpu::MemKind dst_kind = mem.kind(rreq.recv_buf);
+    if (sreq && (gpu::is_device(dst_kind) || gpu::is_device(src_kind)) && n >= mem.async_bytes()) {
+      mem.copy_async(rreq.recv_buf, dst_kind, data, src_kind, n, [&rreq, sreq] {
+        complete(rreq);
+        if (sreq) complete(*sreq);
+      });
+      return false;
+    }
+    mem.copy(rreq.recv_buf, dst_kind, data, src_kind, n);
+  }
+  return true;
 }
 
 // Receives the rendezvous data of a matched remote message straight into the receive buffer.
@@ -68,7 +81,7 @@ bool receive_ipc(Request &rreq, int source, int tag, std::size_t bytes, const uc
       Pe::abort_job(1);
     }
     gpu::DevPtrCache &mem = pe.devptrs();
-    if (n >= pe.transport()->ipc_async_bytes()) { // several at once go faster
+    if (n >= mem.async_bytes()) { // several at once go faster
       mem.copy_async(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n,
                      [&pe, &rreq, peer = note.pe, user = note.user] {
                        pe.transport()->ack_ipc(peer, user);
@@ -149,16 +162,21 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
 
   if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
     auto &rreq = static_cast<Request &>(*posted);
-    deliver(rreq, buf, bytes, route.source, route.tag, pe.devptrs().kind(buf));
-    complete(rreq);
-    complete(req);
+    if (deliver(rreq, buf, bytes, route.source, route.tag, pe.devptrs().kind(buf), &req)) {
+      complete(rreq);
+      complete(req);
+    }
     return;
   }
 
   Message &m = pe.messages().get();
   m.envelope = env;
   m.bytes = bytes;
-  if (mode != Mode::Synchronous && bytes <= pe.config().eager_limit) {
+  // Buffered (eager) unless synchronous, large, or device data worth a copy of its own (buffering
+  // it would take two copies through the host; the receive copies it directly instead).
+  const bool device_direct =
+      bytes >= pe.devptrs().async_bytes() && gpu::is_device(pe.devptrs().kind(buf));
+  if (mode != Mode::Synchronous && bytes <= pe.config().eager_limit && !device_direct) {
     if (bytes <= Message::kInlineBytes) {
       m.data = m.inline_data;
     } else {
@@ -208,8 +226,11 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
     }
     if (Request *sreq = m.send_request) {
       sreq->unmatched = nullptr;
-      deliver(req, sreq->send_buf, m.bytes, m.envelope.source, m.envelope.tag,
-              self.pe.devptrs().kind(sreq->send_buf));
+      if (!deliver(req, sreq->send_buf, m.bytes, m.envelope.source, m.envelope.tag,
+                   self.pe.devptrs().kind(sreq->send_buf), sreq)) {
+        self.pe.messages().put(m);
+        return; // both complete when the copy has finished
+      }
       complete(*sreq);
     } else {
       deliver(req, m.data, m.bytes, m.envelope.source, m.envelope.tag);

@@ -254,8 +254,13 @@ int Pe::run() {
         if (idle_threaded(idle)) break;
         continue;
       }
-      if (!transport_)
+      if (!transport_) {
+        if (devptrs_.copies_in_flight() > 0) { // device copies of ours complete requests
+          devptrs_.poll_copies();
+          continue;
+        }
         report_deadlock(); // nothing in this process can wake a rank, and nothing is outside it
+      }
       // Idle: drive the network; after a short spin, sleep until it has something for us.
       const bool progressed = transport_->progress();
       if (termination_->idle(live_ranks_ == 0, !progressed && !scheduler_.has_ready())) break;
@@ -293,6 +298,8 @@ void Pe::block(const char *call) {
   if (transport_ && !scheduler_.has_ready()) {
     for (int spin = 0; spin < 256; ++spin)
       if (transport_->progress()) return;
+  } else if (!transport_ && devptrs_.copies_in_flight() > 0) {
+    if (devptrs_.poll_copies()) return; // (with a transport, its progress polls them)
   }
   r.blocked_in = call;
   scheduler_.block();

@@ -253,7 +253,10 @@ bool Pe::idle_threaded(int &idle) {
       idle = 0;
       return false;
     }
-  } else if (threads_quiet) {
+  } else if (devptrs_.poll_copies()) { // device copies of ours complete requests
+    idle = 0;
+    return false;
+  } else if (threads_quiet && devptrs_.copies_in_flight() == 0) {
     report_deadlock(); // every rank and every thread of them waits, and nobody can wake them
   }
   // Let the threads in while polling the network; after a while, sleep until one of them wakes

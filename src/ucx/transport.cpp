@@ -86,8 +86,6 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu
   gpu_staging_.resize(gpu_eager_limit_);
   if (const char *e = std::getenv("AMPI_GPU_IPC"); e && std::strcmp(e, "0") == 0)
     ipc_enabled_ = false;
-  if (const char *e = std::getenv("AMPI_GPU_IPC_ASYNC"); e && *e)
-    ipc_async_bytes_ = std::strtoull(e, nullptr, 10);
   hosts_.assign(static_cast<std::size_t>(npes), 0);
   {
     char host[256] = {};

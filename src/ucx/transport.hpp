@@ -90,9 +90,6 @@ public:
   // Whether CUDA IPC may reach the PE's device memory: on this host, and not turned off
   // (AMPI_GPU_IPC=0).
   bool ipc_reachable(int pe);
-  // IPC messages of at least this size are copied in asynchronously, several at once
-  // (AMPI_GPU_IPC_ASYNC, bytes); smaller ones at once, for the lowest latency.
-  std::size_t ipc_async_bytes() const noexcept { return ipc_async_bytes_; }
   // Receives rendezvous data straight into `buf`; `sink.recv_done(user, ...)` when it is there.
   void recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user,
                  gpu::MemKind kind = gpu::MemKind::Host);
@@ -116,7 +113,10 @@ public:
   // Envelopes of messages sent to and received from other PEs, and sends still in flight.
   std::uint64_t messages_sent() const noexcept { return sent_; }
   std::uint64_t messages_received() const noexcept { return received_; }
-  std::size_t sends_in_flight() const noexcept { return outstanding_ + ipc_waiting_; }
+  // (Device copies of ours still running count too: they complete messages.)
+  std::size_t sends_in_flight() const noexcept {
+    return outstanding_ + ipc_waiting_ + mem_.copies_in_flight();
+  }
 
   std::size_t eager_limit() const noexcept { return eager_limit_; }
   // Device messages up to this size are copied to the host and sent eagerly
@@ -166,8 +166,7 @@ private:
   std::vector<std::uint64_t> hosts_; // each PE's host (published with its address; 0: not known)
   std::uint64_t my_host_ = 0;
   bool ipc_enabled_ = true;
-  std::size_t ipc_async_bytes_ = 16 * 1024; // measured: bench/results/2026-11-22-h200/ipc-async.log
-  std::size_t ipc_waiting_ = 0;             // IPC sends not acknowledged yet
+  std::size_t ipc_waiting_ = 0; // IPC sends not acknowledged yet
   std::uint64_t next_seq_ = 1;
   std::size_t eager_limit_ = 8192;
   std::size_t gpu_eager_limit_ = kDefaultGpuEagerLimit;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# nvidia-h200-x2, the final code: ctest -L gpu twice over, scripts/gpu_measure.sh (a, b, c), and
+# nvidia-h200-x2, the final code (same-process device copies asynchronous too): ctest -L gpu twice over, scripts/gpu_measure.sh (a, b, c), and
 # Jacobi3D on one and two GPUs.
 O=${OUT:-/tmp/out}; mkdir -p "$O"; exec >"$O/log.txt" 2>&1
 date -u; nvidia-smi -L
