@@ -71,14 +71,20 @@ bool receive_ipc(Request &rreq, int source, int tag, std::size_t bytes, const uc
   rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   rreq.status_bytes = n;
   if (n) {
+    ucx::Transport &tx = *pe.transport();
     gpu::CUresult err = 0;
-    const void *from = pe.ipc().resolve(note.ref, &err);
+    const void *from = tx.refuse_all_ipc() ? nullptr : pe.ipc().resolve(note.ref, &err);
     if (!from) {
-      std::fprintf(stderr,
-                   "ampi: cannot open the device memory of a message from process %d with CUDA "
-                   "IPC: %s (AMPI_GPU_IPC=0 sends device data through UCX instead)\n",
-                   note.ref.pid, gpu::cuda_error_string(err));
-      Pe::abort_job(1);
+      // The sender sends the data through UCX instead (and does so for this PE from now on).
+      if (!tx.refuse_all_ipc() && !pe.ipc_refusal_reported()) {
+        std::fprintf(stderr,
+                     "ampi: note: cannot open the device memory of process %d with CUDA IPC (%s); "
+                     "device data from it goes through UCX\n",
+                     note.ref.pid, gpu::cuda_error_string(err));
+        pe.set_ipc_refusal_reported();
+      }
+      tx.refuse_ipc(note.pe, note.user, &rreq);
+      return false;
     }
     gpu::DevPtrCache &mem = pe.devptrs();
     if (n >= mem.async_bytes()) { // several at once go faster
@@ -364,6 +370,19 @@ void RemoteSink::send_done(void *user, bool ok) {
   auto &req = *static_cast<Request *>(user);
   if (!ok) req.status_error = MPI_ERR_OTHER;
   complete(req);
+}
+
+void RemoteSink::ipc_refused(void *user, int pe, std::uint64_t peer_request) {
+  auto &req = *static_cast<Request *>(user);
+  pe_.transport()->send_data(pe, peer_request, req.send_buf, req.bytes, &req,
+                             pe_.devptrs().kind(req.send_buf));
+}
+
+void RemoteSink::ipc_data(void *user, std::uint64_t data_tag) {
+  // Our receive, matched and refused earlier: its status is set (receive_ipc).
+  auto &rreq = *static_cast<Request *>(user);
+  pe_.transport()->recv_data(data_tag, rreq.recv_buf, rreq.capacity, &rreq,
+                             pe_.devptrs().kind(rreq.recv_buf));
 }
 
 void RemoteSink::recv_done(void *user, std::size_t, bool truncated) {

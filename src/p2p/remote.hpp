@@ -17,6 +17,8 @@ public:
   void envelope_arrived(const ucx::Header &h, const std::byte *eager_data) override;
   void send_done(void *user, bool ok) override;
   void recv_done(void *user, std::size_t bytes, bool truncated) override;
+  void ipc_refused(void *user, int pe, std::uint64_t peer_request) override;
+  void ipc_data(void *user, std::uint64_t data_tag) override;
 
 private:
   Pe &pe_;

@@ -147,6 +147,9 @@ public:
   gpu::DevPtrCache &devptrs() noexcept { return devptrs_; }
   // gpu: device memory shared with other processes of this host (CUDA IPC).
   gpu::IpcCache &ipc() noexcept { return ipc_; }
+  // Whether this PE has told the user that CUDA IPC failed (once is enough).
+  bool ipc_refusal_reported() const noexcept { return ipc_refusal_reported_; }
+  void set_ipc_refusal_reported() noexcept { ipc_refusal_reported_ = true; }
   const std::shared_ptr<const comm::Group> &world_group() const noexcept { return world_group_; }
 
   // Ends the whole job now (MPI_Abort, fatal errors): flushes stdio and exits with `code`.
@@ -172,6 +175,7 @@ private:
   p2p::MessagePool messages_;
   gpu::DevPtrCache devptrs_; // gpu
   gpu::IpcCache ipc_{devptrs_};
+  bool ipc_refusal_reported_ = false;
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere

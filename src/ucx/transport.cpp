@@ -86,6 +86,9 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu
   gpu_staging_.resize(gpu_eager_limit_);
   if (const char *e = std::getenv("AMPI_GPU_IPC"); e && std::strcmp(e, "0") == 0)
     ipc_enabled_ = false;
+  if (const char *e = std::getenv("AMPI_GPU_IPC_REFUSE"); e && std::strcmp(e, "1") == 0)
+    ipc_refuse_all_ = true;
+  ipc_refused_.assign(static_cast<std::size_t>(npes), false);
   hosts_.assign(static_cast<std::size_t>(npes), 0);
   {
     char host[256] = {};
@@ -181,7 +184,8 @@ ucp_ep_h Transport::endpoint(int pe) {
 bool Transport::ipc_reachable(int pe) {
   if (!ipc_enabled_) return false;
   endpoint(pe); // learns its host
-  return hosts_[static_cast<std::size_t>(pe)] == my_host_;
+  return hosts_[static_cast<std::size_t>(pe)] == my_host_ &&
+         !ipc_refused_[static_cast<std::size_t>(pe)];
 }
 
 void Transport::send_ipc(int pe, Header h, const gpu::IpcRef &ref, void *user) {
@@ -196,6 +200,18 @@ void Transport::send_ipc(int pe, Header h, const gpu::IpcRef &ref, void *user) {
 
 void Transport::ack_ipc(int pe, std::uint64_t user) {
   const Header h{0, 0, 0, kIpcDone, 0, user};
+  send_eager(pe, h, nullptr, 0);
+}
+
+void Transport::refuse_ipc(int pe, std::uint64_t user, void *recv_user) {
+  const Header h{0, my_pe_, 0, kIpcRefused, reinterpret_cast<std::uintptr_t>(recv_user), user};
+  send_eager(pe, h, nullptr, 0);
+}
+
+void Transport::send_data(int pe, std::uint64_t peer_request, const void *data, std::size_t bytes,
+                          void *user, gpu::MemKind kind) {
+  const std::uint64_t tag = post_data(pe, data, bytes, false, user, kind);
+  const Header h{0, my_pe_, 0, kIpcData, peer_request, tag};
   send_eager(pe, h, nullptr, 0);
 }
 
@@ -234,12 +250,19 @@ void Transport::send_eager(int pe, const Header &h, const void *data, std::size_
 
 std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std::size_t bytes,
                                          bool synchronous, void *user, gpu::MemKind kind) {
+  h.data_tag = post_data(pe, data, bytes, synchronous, user, kind);
+  // The envelope goes after the data was posted: the receiver may post its receive at once.
+  send_eager(pe, h, nullptr, 0); // counts the message
+  return h.data_tag;
+}
+
+std::uint64_t Transport::post_data(int pe, const void *data, std::size_t bytes, bool synchronous,
+                                   void *user, gpu::MemKind kind) {
   if (next_seq_ >= (std::uint64_t{1} << 40)) {
     std::fprintf(stderr, "ampi: PE %d ran out of UCX data tags (2^40 messages)\n", my_pe_);
     std::abort();
   }
   const std::uint64_t tag = kData | (static_cast<std::uint64_t>(my_pe_) << 40) | next_seq_++;
-  h.data_tag = tag;
   auto op = std::make_unique<UserOp>(UserOp{&sink_, user, &outstanding_});
   ucp_request_param_t p{};
   p.op_attr_mask =
@@ -250,8 +273,6 @@ std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std
   ucp_ep_h ep = endpoint(pe);
   ucs_status_ptr_t r = synchronous ? ucp_tag_send_sync_nbx(ep, data, bytes, tag, &p)
                                    : ucp_tag_send_nbx(ep, data, bytes, tag, &p);
-  // The envelope goes after the data was posted: the receiver may post its receive at once.
-  send_eager(pe, h, nullptr, 0); // counts the message
   if (r == nullptr) {
     sink_.send_done(user, true);
   } else if (UCS_PTR_IS_ERR(r)) {
@@ -337,6 +358,13 @@ bool Transport::progress() {
     if (h.dest_world == kIpcDone) {
       --ipc_waiting_;
       sink_.send_done(reinterpret_cast<void *>(static_cast<std::uintptr_t>(h.data_tag)), true);
+    } else if (h.dest_world == kIpcRefused) {
+      --ipc_waiting_;
+      ipc_refused_[static_cast<std::size_t>(h.source)] = true;
+      sink_.ipc_refused(reinterpret_cast<void *>(static_cast<std::uintptr_t>(h.data_tag)), h.source,
+                        h.bytes);
+    } else if (h.dest_world == kIpcData) {
+      sink_.ipc_data(reinterpret_cast<void *>(static_cast<std::uintptr_t>(h.bytes)), h.data_tag);
     } else {
       if (h.dest_world >= 0) ++received_;
       sink_.envelope_arrived(h, slot.buffer.data() + sizeof(Header));

@@ -8,7 +8,10 @@
 //                bits only), delivered in arrival order.
 //   ipc          (kind 3, in a Header's data_tag only, never a UCP tag) the envelope's payload
 //                is an IpcNote: device data that the receiver copies itself through CUDA IPC
-//                (same host), then acknowledges with an envelope to kIpcDone.
+//                (same host), then acknowledges with an envelope to kIpcDone. A receiver that
+//                cannot open the memory answers kIpcRefused instead; the sender then posts the
+//                data under a data tag and names it in a kIpcData envelope, and the receiver
+//                receives it like rendezvous data (and the sender uses UCX for that PE since).
 //   data         bits 61..40 the sending PE, bits 39..0 a per-sender sequence number (never
 //                reused in a run). The data of a rendezvous message, posted by the sender at
 //                send time; the receiver posts a receive for exactly this tag, straight into the
@@ -59,6 +62,10 @@ public:
   virtual void envelope_arrived(const Header &h, const std::byte *eager_data) = 0;
   virtual void send_done(void *user, bool ok) = 0;
   virtual void recv_done(void *user, std::size_t bytes, bool truncated) = 0;
+  // CUDA IPC fallback: the receiver `pe` could not open our buffer (send `user`'s data to its
+  // receive `peer_request` with send_data); our receive `user` gets its data under `data_tag`.
+  virtual void ipc_refused(void *user, int pe, std::uint64_t peer_request) = 0;
+  virtual void ipc_data(void *user, std::uint64_t data_tag) = 0;
 
 protected:
   ~Sink() = default;
@@ -86,6 +93,13 @@ public:
   // `ref` as its payload; `sink.send_done(user)` when the receiver acknowledges (ack_ipc).
   void send_ipc(int pe, Header h, const gpu::IpcRef &ref, void *user);
   void ack_ipc(int pe, std::uint64_t user);
+  // The receiver's answer when it cannot open the memory (`recv_user`: its receive), and the
+  // sender's reply: the data under a fresh data tag for that receive.
+  void refuse_ipc(int pe, std::uint64_t user, void *recv_user);
+  void send_data(int pe, std::uint64_t peer_request, const void *data, std::size_t bytes,
+                 void *user, gpu::MemKind kind);
+  // AMPI_GPU_IPC_REFUSE=1: refuse every IPC message (exercises the fallback in tests).
+  bool refuse_all_ipc() const noexcept { return ipc_refuse_all_; }
   static bool is_ipc(std::uint64_t data_tag) noexcept { return (data_tag & kKindMask) == kIpc; }
   // Whether CUDA IPC may reach the PE's device memory: on this host, and not turned off
   // (AMPI_GPU_IPC=0).
@@ -108,7 +122,9 @@ public:
   // Control messages between PEs (termination and deadlock detection) travel as envelopes with
   // dest_world == kControl; they are not counted as messages.
   static constexpr std::int32_t kControl = -1;
-  static constexpr std::int32_t kIpcDone = -2; // acknowledges an IPC message (data_tag: user)
+  static constexpr std::int32_t kIpcDone = -2;    // acknowledges an IPC message (data_tag: user)
+  static constexpr std::int32_t kIpcRefused = -3; // source: the PE, bytes: its receive
+  static constexpr std::int32_t kIpcData = -4;    // bytes: the receive, data_tag: the data
   void send_control(int pe, const Header &h) { send_eager(pe, h, nullptr, 0); }
   // Envelopes of messages sent to and received from other PEs, and sends still in flight.
   std::uint64_t messages_sent() const noexcept { return sent_; }
@@ -148,6 +164,9 @@ private:
   void post_envelope_slot(EnvelopeSlot &slot);
 
   ucp_ep_h endpoint(int pe);
+  // Posts `bytes` at `data` under a fresh data tag (returned); sink.send_done(user) when gone.
+  std::uint64_t post_data(int pe, const void *data, std::size_t bytes, bool synchronous, void *user,
+                          gpu::MemKind kind);
 
   static constexpr std::uint64_t kEnvelope = std::uint64_t{1} << 62;
   static constexpr std::uint64_t kData = std::uint64_t{2} << 62;
@@ -166,7 +185,9 @@ private:
   std::vector<std::uint64_t> hosts_; // each PE's host (published with its address; 0: not known)
   std::uint64_t my_host_ = 0;
   bool ipc_enabled_ = true;
-  std::size_t ipc_waiting_ = 0; // IPC sends not acknowledged yet
+  bool ipc_refuse_all_ = false;
+  std::vector<bool> ipc_refused_; // PEs that could not open our memory: UCX for them
+  std::size_t ipc_waiting_ = 0;   // IPC sends not acknowledged yet
   std::uint64_t next_seq_ = 1;
   std::size_t eager_limit_ = 8192;
   std::size_t gpu_eager_limit_ = kDefaultGpuEagerLimit;
