@@ -39,7 +39,7 @@ bool deliver(Request &rreq, const void *data, std::size_t bytes, int source, int
     if (sreq && (gpu::is_device(dst_kind) || gpu::is_device(src_kind)) && n >= mem.async_bytes()) {
       mem.copy_async(rreq.recv_buf, dst_kind, data, src_kind, n, [&rreq, sreq] {
         complete(rreq);
-        if (sreq) complete(*sreq);
+        complete(*sreq);
       });
       return false;
     }
