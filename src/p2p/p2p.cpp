@@ -72,8 +72,13 @@ bool receive_ipc(Request &rreq, int source, int tag, std::size_t bytes, const uc
   rreq.status_bytes = n;
   if (n) {
     ucx::Transport &tx = *pe.transport();
+    gpu::DevPtrCache &mem = pe.devptrs();
+    // A copy that goes on in the background holds the mapping (pinned: no eviction meanwhile).
+    const bool async = n >= mem.async_bytes(); // several at once go faster
     gpu::CUresult err = 0;
-    const void *from = tx.refuse_all_ipc() ? nullptr : pe.ipc().resolve(note.ref, &err);
+    const void *from = tx.refuse_all_ipc() ? nullptr
+                       : async             ? pe.ipc().pin(note.ref, &err)
+                                           : pe.ipc().resolve(note.ref, &err);
     if (!from) {
       // The sender sends the data through UCX instead (and does so for this PE from now on).
       if (!tx.refuse_all_ipc() && !pe.ipc_refusal_reported()) {
@@ -86,11 +91,11 @@ bool receive_ipc(Request &rreq, int source, int tag, std::size_t bytes, const uc
       tx.refuse_ipc(note.pe, note.user, &rreq);
       return false;
     }
-    gpu::DevPtrCache &mem = pe.devptrs();
-    if (n >= mem.async_bytes()) { // several at once go faster
+    if (async) {
       mem.copy_async(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n,
-                     [&pe, &rreq, peer = note.pe, user = note.user] {
-                       pe.transport()->ack_ipc(peer, user);
+                     [&pe, &rreq, note] {
+                       pe.ipc().unpin(note.ref);
+                       pe.transport()->ack_ipc(note.pe, note.user);
                        complete(rreq);
                      });
       return false;
