@@ -97,47 +97,46 @@ struct Call {
 };
 
 // Device memory (CUDA) in a collective's buffers is staged through host memory
-// (mpi/device_buffers.hpp): the algorithms and reductions run on host bytes.
+// (mpi/device_buffers.hpp): the classes below then work on a host image of the buffer (`view_`)
+// instead of the buffer itself, and store() copies the image back.
 
 // `count` elements of a datatype at `buf`, as packed bytes.
 class Packed {
 public:
   Packed(const datatype::Type &t, const void *buf, std::size_t count, bool load)
-      : t_(t), buf_(const_cast<void *>(buf)), count_(count), bytes_(t.size * count) {
+      : t_(t), buf_(const_cast<void *>(buf)), view_(buf_), count_(count), bytes_(t.size * count) {
     if (buf && on_device(buf)) [[unlikely]] {
-      from_device(load);
-      return;
+      // A non-contiguous image is read even when only written: its gaps go back as they were.
+      stage_ = stage_in(t, buf, count, load || !t.contiguous);
+      view_ = stage_.as_buffer();
+      device_ = true;
     }
     if (t.contiguous || !buf) {
-      data_ = buf ? static_cast<std::byte *>(datatype::data_start(t, buf_)) : nullptr;
+      data_ = buf ? static_cast<std::byte *>(datatype::data_start(t, view_)) : nullptr;
       return;
     }
     tmp_ = std::make_unique_for_overwrite<std::byte[]>(bytes_ ? bytes_ : 1);
     data_ = tmp_.get();
-    if (load) datatype::pack(t, buf, count, 0, data_, bytes_);
+    if (load) datatype::pack(t, view_, count, 0, data_, bytes_);
   }
   std::byte *data() const { return data_; }
   std::size_t bytes() const { return bytes_; }
   // Writes packed results back into the user's buffer.
   void store() const {
-    if (device_) [[unlikely]] {
-      to_device();
-      return;
-    }
-    if (tmp_) datatype::unpack(t_, data_, bytes_, 0, buf_, count_);
+    if (tmp_) datatype::unpack(t_, data_, bytes_, 0, view_, count_);
+    if (device_) [[unlikely]]
+      stage_out(stage_, buf_, stage_.lo, stage_.span);
   }
 
 private:
-  void from_device(bool load);
-  void to_device() const;
-
   const datatype::Type &t_;
   void *buf_;
+  void *view_; // buf_, or the host image of a device buffer
   std::size_t count_, bytes_;
   std::unique_ptr<std::byte[]> tmp_;
   std::byte *data_ = nullptr;
   bool device_ = false;
-  DeviceStage stage_; // device: the host image of a non-contiguous buffer
+  DeviceStage stage_;
 };
 
 // Per-rank blocks of a v/w collective: counts[i] elements of types[i] (or of the one type) at
@@ -146,7 +145,8 @@ class PackedBlocks {
 public:
   PackedBlocks(const std::vector<datatype::Type> &types, void *buf, const std::vector<int> &counts,
                const std::vector<std::ptrdiff_t> &displs, bool load)
-      : types_(types), buf_(static_cast<std::byte *>(buf)), counts_(counts), displs_(displs) {
+      : types_(types), buf_(static_cast<std::byte *>(buf)), view_(buf_), counts_(counts),
+        displs_(displs) {
     const std::size_t n = counts.size();
     bool contiguous = true;
     for (std::size_t i = 0; i < n; ++i) {
@@ -154,12 +154,10 @@ public:
       contiguous = contiguous && t.contiguous;
       b.bytes.push_back(t.size * static_cast<std::size_t>(counts[i]));
     }
-    if (buf && on_device(buf)) [[unlikely]] {
-      from_device(contiguous, load);
-      return;
-    }
+    if (buf && on_device(buf)) [[unlikely]]
+      stage(load || !contiguous);
     if (contiguous) {
-      b.base = buf_;
+      b.base = view_;
       for (std::size_t i = 0; i < n; ++i)
         b.off.push_back(displs[i] + type(i).true_lb);
       return;
@@ -173,35 +171,31 @@ public:
     b.base = tmp_.get();
     if (load)
       for (std::size_t i = 0; i < n; ++i)
-        datatype::pack(type(i), buf_ + displs[i], static_cast<std::size_t>(counts[i]), 0,
+        datatype::pack(type(i), view_ + displs[i], static_cast<std::size_t>(counts[i]), 0,
                        b.base + b.off[i], b.bytes[i]);
   }
   // Writes the packed blocks back (all of them, or only block `only`).
   void store(int only = -1) const {
-    if (device_) [[unlikely]] {
-      to_device(only);
-      return;
-    }
-    if (!tmp_) return;
+    if (!tmp_ && !device_) return;
     for (std::size_t i = 0; i < counts_.size(); ++i)
-      if (only < 0 || static_cast<std::size_t>(only) == i)
-        datatype::unpack(type(i), b.base + b.off[i], b.bytes[i], 0, buf_ + displs_[i],
-                         static_cast<std::size_t>(counts_[i]));
+      if (only < 0 || static_cast<std::size_t>(only) == i) store_block(i);
   }
   coll::Blocks b;
 
 private:
-  void from_device(bool contiguous, bool load);
-  void to_device(int only) const;
+  // Device buffer: the host image of the span all blocks cover (read from the device if `read`).
+  void stage(bool read);
+  void store_block(std::size_t i) const;
   const datatype::Type &type(std::size_t i) const {
     return types_.size() == 1 ? types_[0] : types_[i];
   }
   const std::vector<datatype::Type> &types_;
   std::byte *buf_;
+  std::byte *view_; // buf_, or the host image of a device buffer
   const std::vector<int> &counts_;
   const std::vector<std::ptrdiff_t> &displs_;
   std::unique_ptr<std::byte[]> tmp_;
-  bool device_ = false, device_contiguous_ = false;
+  bool device_ = false;
   DeviceStage stage_;
 };
 

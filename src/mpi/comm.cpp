@@ -7,6 +7,7 @@
 #include "comm/topology.hpp"
 #include "mpi/comm_util.hpp"
 #include "p2p/p2p.hpp"
+#include "pmi/host.hpp"
 #include "ranks/rank.hpp"
 
 #include <unistd.h>
@@ -165,13 +166,8 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
                  "split_type=%d is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED", split_type);
   if (!find_hints(*self, info, fn, &err_)) return err_;
   // Ranks share memory when their processes run on one host: colour = the lowest rank of the
-  // communicator on the same host. Hosts are compared by a 64-bit hash (FNV-1a) of their names,
-  // so that the allgather moves 8 bytes per rank.
-  std::array<char, MPI_MAX_PROCESSOR_NAME> host{};
-  if (::gethostname(host.data(), host.size() - 1) != 0) std::strcpy(host.data(), "localhost");
-  std::uint64_t mine = 14695981039346656037ull;
-  for (const char *p = host.data(); *p; ++p)
-    mine = (mine ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+  // communicator on the same host (hosts compared by host_id(): 8 bytes per rank).
+  const std::uint64_t mine = host_id();
   std::vector<std::uint64_t> hosts(static_cast<std::size_t>(c->size()));
   coll::allgather(*c, &mine, hosts.data(), sizeof mine);
   int color = MPI_UNDEFINED;

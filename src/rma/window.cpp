@@ -5,6 +5,7 @@
 #include "comm/context.hpp"
 #include "datatype/datatype.hpp"
 #include "p2p/p2p.hpp"
+#include "pmi/host.hpp"
 #include "ranks/pe.hpp"
 
 #include <fcntl.h>
@@ -565,15 +566,6 @@ void shm_name_of(char (&name)[64], int pid, int world, std::uint64_t tag) {
                 static_cast<unsigned long long>(tag));
 }
 constexpr std::uint64_t kNone = ~std::uint64_t{0};
-
-std::uint64_t host_id() {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  std::uint64_t h = 1469598103934665603ull; // FNV-1a
-  for (const char *p = host; *p; ++p)
-    h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
-  return h;
-}
 
 bool shm_allowed() {
   const char *e = std::getenv("AMPI_RMA_SHM");

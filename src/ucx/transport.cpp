@@ -2,6 +2,8 @@
 // transport.hpp for the tag layout).
 #include "ucx/transport.hpp"
 
+#include "pmi/host.hpp"
+
 #include <poll.h>
 #include <unistd.h>
 
@@ -90,13 +92,7 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu
     ipc_refuse_all_ = true;
   ipc_refused_.assign(static_cast<std::size_t>(npes), false);
   hosts_.assign(static_cast<std::size_t>(npes), 0);
-  {
-    char host[256] = {};
-    ::gethostname(host, sizeof host - 1);
-    my_host_ = 1469598103934665603ull; // FNV-1a
-    for (const char *c = host; *c; ++c)
-      my_host_ = (my_host_ ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
-  }
+  my_host_ = host_id();
   ucp_config_t *config = nullptr;
   if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
     fail("ucp_config_read", st);

@@ -4,40 +4,14 @@
  * scatter, reduce_scatter_block and scan, with device send and receive buffers (and a host send
  * buffer with a device receive buffer). Every value is checked against one computed here.
  * Exits 77 (skipped) before MPI_Init where there is no GPU. */
-#include "gpu_test.h"
-
-#include <mpi.h>
+#include "gpu_mpi_test.h"
 
 #include <string.h>
 
 #define N 300
 
-static int rank, size, failures;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      ++failures;                                                                                  \
-      fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                          \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
-
 static void *dev(size_t bytes) {
-  CUdeviceptr d = 0;
-  GPU_CHECK(cu.MemAlloc(&d, bytes ? bytes : 1));
-  return (void *)d;
-}
-static void to_dev(void *d, const void *h, size_t bytes) {
-  GPU_CHECK(cu.MemcpyHtoD((CUdeviceptr)d, h, bytes));
-  GPU_CHECK(cu.CtxSynchronize());
-}
-static void from_dev(void *h, const void *d, size_t bytes) {
-  GPU_CHECK(cu.MemcpyDtoH(h, (CUdeviceptr)d, bytes));
-}
-static void dev_free(void *d) {
-  GPU_CHECK(cu.MemFree((CUdeviceptr)d));
+  return dev_ints((bytes + sizeof(int) - 1) / sizeof(int));
 }
 static int val(int r, int i) {
   return r * 1000 + i;
@@ -47,9 +21,9 @@ static void bcast(void) {
   int h[N], *d = dev(N * sizeof(int));
   for (int i = 0; i < N; ++i)
     h[i] = rank == 1 % size ? val(7, i) : -1;
-  to_dev(d, h, sizeof h);
+  to_dev_bytes(d, h, sizeof h);
   MPI_Bcast(d, N, MPI_INT, 1 % size, MPI_COMM_WORLD);
-  from_dev(h, d, sizeof h);
+  from_dev_bytes(h, d, sizeof h);
   for (int i = 0; i < N; ++i)
     if (h[i] != val(7, i)) {
       EXPECT(0, "bcast [%d] = %d", i, h[i]);
@@ -61,9 +35,9 @@ static void bcast(void) {
   MPI_Type_commit(&third);
   for (int i = 0; i < N; ++i)
     h[i] = i % 3 == 0 && rank == 0 ? val(3, i) : -100 - rank;
-  to_dev(d, h, sizeof h);
+  to_dev_bytes(d, h, sizeof h);
   MPI_Bcast(d, 1, third, 0, MPI_COMM_WORLD);
-  from_dev(h, d, sizeof h);
+  from_dev_bytes(h, d, sizeof h);
   for (int i = 0; i < N; ++i) {
     const int want = i % 3 == 0 ? val(3, i) : -100 - rank;
     if (h[i] != want) {
@@ -80,20 +54,20 @@ static void reductions(void) {
   double *ds = dev(sizeof hs), *dr = dev(sizeof hr);
   for (int i = 0; i < N; ++i)
     hs[i] = rank + 0.5 * i;
-  to_dev(ds, hs, sizeof hs);
+  to_dev_bytes(ds, hs, sizeof hs);
   const double ranks_sum = size * (size - 1) / 2.0;
 
   MPI_Allreduce(ds, dr, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  from_dev(hr, dr, sizeof hr);
+  from_dev_bytes(hr, dr, sizeof hr);
   for (int i = 0; i < N; ++i)
     if (hr[i] != ranks_sum + size * 0.5 * i) {
       EXPECT(0, "allreduce [%d] = %g", i, hr[i]);
       break;
     }
 
-  to_dev(dr, hs, sizeof hs);
+  to_dev_bytes(dr, hs, sizeof hs);
   MPI_Allreduce(MPI_IN_PLACE, dr, N, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  from_dev(hr, dr, sizeof hr);
+  from_dev_bytes(hr, dr, sizeof hr);
   for (int i = 0; i < N; ++i)
     if (hr[i] != size - 1 + 0.5 * i) {
       EXPECT(0, "in-place allreduce max [%d] = %g", i, hr[i]);
@@ -103,7 +77,7 @@ static void reductions(void) {
   MPI_Request req;
   MPI_Iallreduce(hs, dr, N, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD, &req); /* host send */
   MPI_Wait(&req, MPI_STATUS_IGNORE);
-  from_dev(hr, dr, sizeof hr);
+  from_dev_bytes(hr, dr, sizeof hr);
   for (int i = 0; i < N; ++i)
     if (hr[i] != 0.5 * i) {
       EXPECT(0, "iallreduce min [%d] = %g", i, hr[i]);
@@ -113,7 +87,7 @@ static void reductions(void) {
   GPU_CHECK(cu.MemsetD8((CUdeviceptr)dr, 0, sizeof hr));
   MPI_Reduce(ds, dr, N, MPI_DOUBLE, MPI_SUM, size - 1, MPI_COMM_WORLD);
   if (rank == size - 1) {
-    from_dev(hr, dr, sizeof hr);
+    from_dev_bytes(hr, dr, sizeof hr);
     for (int i = 0; i < N; ++i)
       if (hr[i] != ranks_sum + size * 0.5 * i) {
         EXPECT(0, "reduce [%d] = %g", i, hr[i]);
@@ -122,7 +96,7 @@ static void reductions(void) {
   }
 
   MPI_Scan(ds, dr, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  from_dev(hr, dr, sizeof hr);
+  from_dev_bytes(hr, dr, sizeof hr);
   const double upto = rank * (rank + 1) / 2.0;
   for (int i = 0; i < N; ++i)
     if (hr[i] != upto + (rank + 1) * 0.5 * i) {
@@ -135,10 +109,10 @@ static void reductions(void) {
   int *h = malloc((size_t)size * 4 * sizeof(int));
   for (int i = 0; i < size * 4; ++i)
     h[i] = rank + i;
-  to_dev(is, h, (size_t)size * 4 * sizeof(int));
+  to_dev_bytes(is, h, (size_t)size * 4 * sizeof(int));
   MPI_Reduce_scatter_block(is, ir, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int got[4];
-  from_dev(got, ir, sizeof got);
+  from_dev_bytes(got, ir, sizeof got);
   for (int k = 0; k < 4; ++k)
     EXPECT(got[k] == (int)ranks_sum + size * (rank * 4 + k), "reduce_scatter_block [%d] = %d", k,
            got[k]);
@@ -156,10 +130,10 @@ static void data_movement(void) {
       *dall2 = dev(all * sizeof(int));
   for (int i = 0; i < 8; ++i)
     mine[i] = val(rank, i);
-  to_dev(dmine, mine, 8 * sizeof(int));
+  to_dev_bytes(dmine, mine, 8 * sizeof(int));
 
   MPI_Allgather(dmine, 8, MPI_INT, dall, 8, MPI_INT, MPI_COMM_WORLD);
-  from_dev(h, dall, all * sizeof(int));
+  from_dev_bytes(h, dall, all * sizeof(int));
   for (size_t i = 0; i < all; ++i)
     if (h[i] != val((int)(i / 8), (int)(i % 8))) {
       EXPECT(0, "allgather [%zu] = %d", i, h[i]);
@@ -170,9 +144,9 @@ static void data_movement(void) {
   for (int j = 0; j < size; ++j)
     for (int k = 0; k < 8; ++k)
       h[j * 8 + k] = val(rank, j * 8 + k);
-  to_dev(dall, h, all * sizeof(int));
+  to_dev_bytes(dall, h, all * sizeof(int));
   MPI_Alltoall(dall, 8, MPI_INT, dall2, 8, MPI_INT, MPI_COMM_WORLD);
-  from_dev(h, dall2, all * sizeof(int));
+  from_dev_bytes(h, dall2, all * sizeof(int));
   for (int j = 0; j < size; ++j)
     for (int k = 0; k < 8; ++k)
       if (h[j * 8 + k] != val(j, rank * 8 + k)) {
@@ -192,9 +166,9 @@ static void data_movement(void) {
   }
   for (size_t i = 0; i < all; ++i)
     h[i] = -7;
-  to_dev(dall2, h, all * sizeof(int));
+  to_dev_bytes(dall2, h, all * sizeof(int));
   MPI_Alltoallv(dall, sc, sd, MPI_INT, dall2, rc, rd, MPI_INT, MPI_COMM_WORLD);
-  from_dev(h, dall2, all * sizeof(int));
+  from_dev_bytes(h, dall2, all * sizeof(int));
   for (int j = 0; j < size; ++j)
     for (int k = 0; k < 8; ++k) {
       const int want = k < rc[j] ? val(j, rank * 8 + k) : -7;
@@ -212,10 +186,10 @@ static void data_movement(void) {
   }
   for (size_t i = 0; i < all; ++i)
     h[i] = -9;
-  to_dev(dall2, h, all * sizeof(int));
+  to_dev_bytes(dall2, h, all * sizeof(int));
   MPI_Gatherv(dmine, rank % 8 + 1, MPI_INT, dall2, rc, rd, MPI_INT, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    from_dev(h, dall2, all * sizeof(int));
+    from_dev_bytes(h, dall2, all * sizeof(int));
     for (int j = 0; j < size; ++j)
       for (int k = 0; k < 8; ++k) {
         const int want = k < rc[j] ? val(j, k) : -9;
@@ -230,9 +204,9 @@ static void data_movement(void) {
   /* scatter from the last rank: rank r gets block r. */
   for (size_t i = 0; i < all; ++i)
     h[i] = (int)i * 3;
-  to_dev(dall, h, all * sizeof(int));
+  to_dev_bytes(dall, h, all * sizeof(int));
   MPI_Scatter(dall, 8, MPI_INT, dmine, 8, MPI_INT, size - 1, MPI_COMM_WORLD);
-  from_dev(mine, dmine, 8 * sizeof(int));
+  from_dev_bytes(mine, dmine, 8 * sizeof(int));
   for (int k = 0; k < 8; ++k)
     EXPECT(mine[k] == (rank * 8 + k) * 3, "scatter [%d] = %d", k, mine[k]);
 
@@ -258,9 +232,5 @@ int main(int argc, char **argv) {
   bcast();
   reductions();
   data_movement();
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("gpu_coll: %s (%d failures)\n", total ? "FAILED" : "ok", total);
-  MPI_Finalize();
-  return total ? 1 : 0;
+  return finish("gpu_coll");
 }

@@ -7,41 +7,13 @@
  * With the argument "unsupported" (run with AMPI_RMA_SHM=0 over several processes) it checks that
  * a device window is refused with MPI_ERR_UNSUPPORTED_OPERATION instead.
  * Exits 77 (skipped) before MPI_Init where there is no GPU. */
-#include "gpu_test.h"
-
-#include <mpi.h>
+#include "gpu_mpi_test.h"
 
 #include <string.h>
 
 #define N 1024
 #define ACC_ROUNDS 50
 
-static int rank, size, failures;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      ++failures;                                                                                  \
-      fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                          \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
-
-static int *dev_alloc(size_t count) {
-  CUdeviceptr d = 0;
-  GPU_CHECK(cu.MemAlloc(&d, count * sizeof(int)));
-  return (int *)d;
-}
-static void to_dev(int *d, const int *h, size_t count) {
-  GPU_CHECK(cu.MemcpyHtoD((CUdeviceptr)d, h, count * sizeof(int)));
-  /* From pageable memory the copy may still be in flight when MemcpyHtoD returns; other
-   * processes read window memory on streams of their own, so the data must be there first. */
-  GPU_CHECK(cu.CtxSynchronize());
-}
-static void from_dev(int *h, const int *d, size_t count) {
-  GPU_CHECK(cu.MemcpyDtoH(h, (CUdeviceptr)d, count * sizeof(int)));
-}
 static int value(int owner, int i) {
   return owner * 100000 + i;
 }
@@ -55,7 +27,7 @@ static void fence_put_get(MPI_Win win, int *wdev) {
   for (int i = 0; i < 2 * N; ++i)
     h[i] = value(rank, i);
   to_dev(wdev, h, 2 * N);
-  int *origin_dev = dev_alloc(N), *got_dev = dev_alloc(N);
+  int *origin_dev = dev_ints(N), *got_dev = dev_ints(N);
   int *origin_host = malloc(N * sizeof(int));
   for (int i = 0; i < N; ++i)
     origin_host[i] = -value(rank, i);
@@ -112,8 +84,8 @@ static void fence_put_get(MPI_Win win, int *wdev) {
   MPI_Type_free(&every_other);
   free(check);
   free(origin_host);
-  GPU_CHECK(cu.MemFree((CUdeviceptr)origin_dev));
-  GPU_CHECK(cu.MemFree((CUdeviceptr)got_dev));
+  dev_free(origin_dev);
+  dev_free(got_dev);
   free(h);
 }
 
@@ -124,7 +96,7 @@ static void pscw(MPI_Win win, int *wdev) {
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   MPI_Group_incl(world, 1, &left, &g_left);
   MPI_Group_incl(world, 1, &right, &g_right);
-  int *one = dev_alloc(1);
+  int *one = dev_ints(1);
   const int v = 4242 + rank;
   to_dev(one, &v, 1);
   MPI_Win_post(g_left, 0, win);
@@ -135,7 +107,7 @@ static void pscw(MPI_Win win, int *wdev) {
   int got = 0;
   from_dev(&got, wdev + 7, 1);
   EXPECT(got == 4242 + left, "PSCW put: %d, want %d", got, 4242 + left);
-  GPU_CHECK(cu.MemFree((CUdeviceptr)one));
+  dev_free(one);
   MPI_Group_free(&world);
   MPI_Group_free(&g_left);
   MPI_Group_free(&g_right);
@@ -148,7 +120,7 @@ static void accumulates(MPI_Win win, int *wdev) {
   const int zero[5] = {0, 0, 0, 0, 0};
   to_dev(wdev, zero, 5);
   MPI_Barrier(MPI_COMM_WORLD);
-  int *inc_dev = dev_alloc(1), *old_dev = dev_alloc(1);
+  int *inc_dev = dev_ints(1), *old_dev = dev_ints(1);
   const int inc = rank + 1;
   to_dev(inc_dev, &inc, 1);
   int olds[ACC_ROUNDS];
@@ -186,7 +158,7 @@ static void accumulates(MPI_Win win, int *wdev) {
 
   /* Compare-and-swap on rank 0's int 2 (0 at first): exactly one rank wins, with device
    * origin, compare and result buffers. */
-  int *cmp_dev = dev_alloc(1), *res_dev = dev_alloc(1);
+  int *cmp_dev = dev_ints(1), *res_dev = dev_ints(1);
   const int zero1 = 0, mine = rank + 1;
   to_dev(cmp_dev, &zero1, 1);
   to_dev(inc_dev, &mine, 1);
@@ -211,7 +183,7 @@ static void accumulates(MPI_Win win, int *wdev) {
    * to a device buffer: the final value is the largest of all. */
   MPI_Barrier(MPI_COMM_WORLD);
   int two[2] = {rank * 3, rank * 5};
-  int *prev_dev = dev_alloc(2);
+  int *prev_dev = dev_ints(2);
   MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
   MPI_Get_accumulate(two, 2, MPI_INT, prev_dev, 2, MPI_INT, 0, 3, 2, MPI_INT, MPI_MAX, win);
   MPI_Win_unlock(0, win);
@@ -226,11 +198,11 @@ static void accumulates(MPI_Win win, int *wdev) {
     EXPECT(got[0] == (size - 1) * 3 && got[1] == (size - 1) * 5, "get-accumulate max %d %d", got[0],
            got[1]);
   }
-  GPU_CHECK(cu.MemFree((CUdeviceptr)prev_dev));
-  GPU_CHECK(cu.MemFree((CUdeviceptr)cmp_dev));
-  GPU_CHECK(cu.MemFree((CUdeviceptr)res_dev));
-  GPU_CHECK(cu.MemFree((CUdeviceptr)inc_dev));
-  GPU_CHECK(cu.MemFree((CUdeviceptr)old_dev));
+  dev_free(prev_dev);
+  dev_free(cmp_dev);
+  dev_free(res_dev);
+  dev_free(inc_dev);
+  dev_free(old_dev);
 }
 
 /* Dynamic window: each rank attaches a device buffer, everyone learns the addresses; each rank
@@ -238,7 +210,7 @@ static void accumulates(MPI_Win win, int *wdev) {
 static void dynamic(void) {
   MPI_Win win;
   MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  int *buf = dev_alloc(N);
+  int *buf = dev_ints(N);
   int *h = malloc(N * sizeof(int));
   for (int i = 0; i < N; ++i)
     h[i] = value(rank, i);
@@ -248,7 +220,7 @@ static void dynamic(void) {
   MPI_Get_address(buf, &mine);
   MPI_Allgather(&mine, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
-  int *got_dev = dev_alloc(16);
+  int *got_dev = dev_ints(16);
   MPI_Win_lock_all(0, win);
   MPI_Get(got_dev, 16, MPI_INT, left, addrs[left] + 32 * sizeof(int), 16, MPI_INT, win);
   MPI_Win_flush(left, win);
@@ -271,8 +243,8 @@ static void dynamic(void) {
   EXPECT(h[4] == value(rank, 4) && h[6] == value(rank, 6), "dynamic put touched its neighbours");
   MPI_Win_detach(win, buf);
   MPI_Win_free(&win);
-  GPU_CHECK(cu.MemFree((CUdeviceptr)got_dev));
-  GPU_CHECK(cu.MemFree((CUdeviceptr)buf));
+  dev_free(got_dev);
+  dev_free(buf);
   free(addrs);
   free(h);
 }
@@ -285,7 +257,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int *wdev = dev_alloc(2 * N);
+  int *wdev = dev_ints(2 * N);
 
   if (argc > 1 && strcmp(argv[1], "unsupported") == 0) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -310,10 +282,6 @@ int main(int argc, char **argv) {
     dynamic();
   }
 
-  GPU_CHECK(cu.MemFree((CUdeviceptr)wdev));
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("gpu_rma: %s (%d failures)\n", total ? "FAILED" : "ok", total);
-  MPI_Finalize();
-  return total ? 1 : 0;
+  dev_free(wdev);
+  return finish("gpu_rma");
 }

@@ -4,38 +4,12 @@
  * MPI_Sendrecv_replace on a device buffer, and MPI_Pack/MPI_Unpack between device and host.
  * Rank r pairs with r ^ 1 (an even number of ranks). Every value is checked against one computed
  * here. Exits 77 (skipped) before MPI_Init where there is no GPU. */
-#include "gpu_test.h"
-
-#include <mpi.h>
+#include "gpu_mpi_test.h"
 
 #include <string.h>
 
 #define N 256 /* ints of a strided buffer: N/2 elements, every other int */
 
-static int rank, size, failures;
-
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      ++failures;                                                                                  \
-      fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                          \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-    }                                                                                              \
-  } while (0)
-
-static int *dev(size_t ints) {
-  CUdeviceptr d = 0;
-  GPU_CHECK(cu.MemAlloc(&d, ints * sizeof(int)));
-  return (int *)d;
-}
-static void to_dev(int *d, const int *h, size_t ints) {
-  GPU_CHECK(cu.MemcpyHtoD((CUdeviceptr)d, h, ints * sizeof(int)));
-  GPU_CHECK(cu.CtxSynchronize());
-}
-static void from_dev(int *h, const int *d, size_t ints) {
-  GPU_CHECK(cu.MemcpyDtoH(h, (CUdeviceptr)d, ints * sizeof(int)));
-}
 static int val(int r, int i) {
   return r * 10000 + i;
 }
@@ -52,18 +26,14 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int peer = rank ^ 1;
   if (peer < size) pair_tests(peer); /* an odd number of ranks: the last one has no partner */
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("gpu_typed: %s (%d failures)\n", total ? "FAILED" : "ok", total);
-  MPI_Finalize();
-  return total ? 1 : 0;
+  return finish("gpu_typed");
 }
 
 static void pair_tests(int peer) {
   MPI_Datatype strided;
   MPI_Type_vector(N / 2, 1, 2, MPI_INT, &strided);
   MPI_Type_commit(&strided);
-  int h[N], *d = dev(N), *d2 = dev(N);
+  int h[N], *d = dev_ints(N), *d2 = dev_ints(N);
 
   /* 1. Strided device send -> contiguous host receive, and back: contiguous host send ->
    *    strided device receive whose gaps (odd ints) keep -1. */
@@ -169,6 +139,6 @@ static void pair_tests(int peer) {
   }
 
   MPI_Type_free(&strided);
-  GPU_CHECK(cu.MemFree((CUdeviceptr)d));
-  GPU_CHECK(cu.MemFree((CUdeviceptr)d2));
+  dev_free(d);
+  dev_free(d2);
 }
