@@ -111,9 +111,12 @@ template <class T> ReduceFn byte_op(OpId op) {
 template <class T> ReduceFn pair_op(OpId op) {
   return select<T, kLocation>(op);
 }
+// MPI_WCHAR and MPI_CHARACTER are text: no predefined operation applies. (MPI_CHAR is not here:
+// Open MPI and MPICH treat it as a C integer, and the OSU reduction benchmarks default to
+// MPI_SUM on MPI_CHAR.)
 template <class T> ReduceFn char_op(OpId) {
   return nullptr;
-} // MPI_CHAR is not for reductions
+}
 template <class T> ReduceFn none_op(OpId) {
   return nullptr;
 }

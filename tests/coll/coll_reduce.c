@@ -224,12 +224,52 @@ int main(int argc, char **argv) {
     free(din);
     free(dout);
   }
+  /* The char types are C integers for reductions (as in Open MPI and MPICH; the OSU reduction
+   * benchmarks default to MPI_SUM on MPI_CHAR): arithmetic wraps modulo 256 as in C. */
+  {
+    enum { NC = 300 };
+    signed char sc[NC], scr[NC];
+    unsigned char uc[NC], ucr[NC];
+    char cc[NC], ccr[NC];
+    for (int i = 0; i < NC; ++i)
+      sc[i] = (signed char)(me * 7 + i - 100), uc[i] = (unsigned char)(me * 11 + i), cc[i] = (char)(me + i % 5);
+    CHECK_MPI(MPI_Allreduce(cc, ccr, NC, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Allreduce(sc, scr, NC, MPI_SIGNED_CHAR, MPI_MIN, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Reduce(uc, ucr, NC, MPI_UNSIGNED_CHAR, MPI_PROD, p - 1, MPI_COMM_WORLD));
+    for (int i = 0; i < NC; ++i) {
+      int sum = 0, mn = 127;
+      unsigned prod = 1;
+      for (int r = 0; r < p; ++r) {
+        sum += r + i % 5;
+        if ((signed char)(r * 7 + i - 100) < mn) mn = (signed char)(r * 7 + i - 100);
+        prod = (prod * (unsigned char)(r * 11 + i)) & 0xff;
+      }
+      CHECK(ccr[i] == (char)sum, "MPI_SUM on MPI_CHAR i=%d got %d want %d", i, ccr[i], (char)sum);
+      CHECK(scr[i] == mn, "MPI_MIN on MPI_SIGNED_CHAR i=%d got %d want %d", i, scr[i], mn);
+      if (me == p - 1) CHECK(ucr[i] == prod, "MPI_PROD on MPI_UNSIGNED_CHAR i=%d got %u want %u", i, ucr[i], prod);
+    }
+    MPI_Request req;
+    CHECK_MPI(MPI_Iallreduce(cc, ccr, NC, MPI_CHAR, MPI_MAX, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int i = 0; i < NC; ++i) CHECK(ccr[i] == (char)(p - 1 + i % 5), "MPI_MAX on MPI_CHAR i=%d", i);
+    int rc[64];
+    for (int r = 0; r < p && r < 64; ++r) rc[r] = 1;
+    if (p <= 64) {
+      CHECK_MPI(MPI_Reduce_scatter(cc, ccr, rc, MPI_CHAR, MPI_BOR, MPI_COMM_WORLD));
+      int bor = 0;
+      for (int r = 0; r < p; ++r) bor |= r + me % 5;
+      CHECK(ccr[0] == (char)bor, "MPI_BOR on MPI_CHAR got %d want %d", ccr[0], bor);
+    }
+  }
   /* a reduction the datatype does not allow is MPI_ERR_OP */
   {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     float x = 1, y;
     int e = MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_BAND, MPI_COMM_WORLD);
     CHECK(mt_class(e) == MPI_ERR_OP, "MPI_BAND on MPI_FLOAT gave %d", e);
+    wchar_t wx = 1, wy;
+    e = MPI_Allreduce(&wx, &wy, 1, MPI_WCHAR, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(mt_class(e) == MPI_ERR_OP, "MPI_SUM on MPI_WCHAR gave %d", e);
     e = MPI_Reduce(&x, &y, 1, MPI_FLOAT, MPI_SUM, p, MPI_COMM_WORLD);
     CHECK(mt_class(e) == MPI_ERR_ROOT, "root=size gave %d", e);
     MPI_Op bad = MPI_SUM;

@@ -900,8 +900,8 @@ static int coll_allreduce_op_null(Ctx *c) {
 static int coll_allreduce_op_garbage(Ctx *c) {
   return allreduce_bad(c, MPI_INT, (MPI_Op)GARBAGE_HANDLE, 2, MPI_COMM_WORLD, 34);
 }
-static int coll_allreduce_sum_char(Ctx *c) {
-  return allreduce_bad(c, MPI_CHAR, MPI_SUM, 4, MPI_COMM_WORLD, 35);
+static int coll_allreduce_sum_byte(Ctx *c) {
+  return allreduce_bad(c, MPI_BYTE, MPI_SUM, 4, MPI_COMM_WORLD, 35);
 }
 static int coll_allreduce_band_double(Ctx *c) {
   return allreduce_bad(c, MPI_DOUBLE, MPI_BAND, 2, MPI_COMM_WORLD, 36);
@@ -1491,7 +1491,7 @@ static const Case kCases[] = {
     {"MPI_Allreduce sendbuf==recvbuf", MPI_ERR_BUFFER, coll_allreduce_alias, 1},
     {"MPI_Allreduce op=MPI_OP_NULL", MPI_ERR_OP, coll_allreduce_op_null, 1},
     {"MPI_Allreduce op=garbage", MPI_ERR_OP, coll_allreduce_op_garbage, 1},
-    {"MPI_Allreduce MPI_SUM on MPI_CHAR", MPI_ERR_OP, coll_allreduce_sum_char, 1},
+    {"MPI_Allreduce MPI_SUM on MPI_BYTE", MPI_ERR_OP, coll_allreduce_sum_byte, 1},
     {"MPI_Allreduce MPI_BAND on MPI_DOUBLE", MPI_ERR_OP, coll_allreduce_band_double, 1},
     {"MPI_Allreduce MPI_MINLOC on MPI_INT", MPI_ERR_OP, coll_allreduce_minloc_int, 1},
     {"MPI_Allreduce MPI_REPLACE", MPI_ERR_OP, coll_allreduce_replace, 1},

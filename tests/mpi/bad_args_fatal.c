@@ -30,10 +30,10 @@ static int allreduce_op(int size) {
   return MPI_Allreduce(s, r, 2, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD);
 }
 
-static int allreduce_sum_char(int size) {
-  char s[2] = {1, 2}, r[2];
+static int allreduce_sum_byte(int size) {
+  unsigned char s[2] = {1, 2}, r[2];
   (void)size;
-  return MPI_Allreduce(s, r, 2, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+  return MPI_Allreduce(s, r, 2, MPI_BYTE, MPI_SUM, MPI_COMM_WORLD);
 }
 
 static int barrier_comm_null(int size) {
@@ -119,7 +119,7 @@ static const struct {
     {"recv_tag", recv_tag},
     {"bcast_root", bcast_root},
     {"allreduce_op", allreduce_op},
-    {"allreduce_sum_char", allreduce_sum_char},
+    {"allreduce_sum_byte", allreduce_sum_byte},
     {"barrier_comm_null", barrier_comm_null},
     {"wait_request", wait_request},
     {"waitall_request", waitall_request},

@@ -3,13 +3,22 @@
 # Runs one of our OSU-compatible benchmarks and checks its output against OSU 7's format: the
 # exit status 0, the title line, the column line (names and widths), and exactly <rows> data rows
 # whose fields have OSU's widths (size: 10 left-justified; values: 20 right-justified, 2 decimals;
-# Iterations: 12) and positive values. -f: the full-statistics columns are expected.
+# Iterations: 12), message sizes that double from row to row, and with -f: min <= avg <= max and
+# the iteration count given with -i. Figures are never required to be above zero: on a loaded
+# machine a rate can print as 0.00 (CI saw it), and speed is for benchmarks, not tests.
 set -u
 prog=$1 rows=$2
 shift 2
 full=0
 if [ "$1" = "-f" ]; then full=1; shift; fi
 [ "$1" = "--" ] && shift
+# The -i of the benchmark's command line, which the Iterations column must show.
+iters=
+prev=
+for a in "$@"; do
+  [ "$prev" = "-i" ] && iters=$a
+  prev=$a
+done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "$@" >"$out" 2>&1
@@ -40,7 +49,7 @@ if [ "$fmt" = mbw ]; then
   grep -qx '# \[ pairs: [0-9]* \] \[ window size: [0-9]* \]' "$out" || fail "no pairs/window line"
 fi
 # Data rows: every line that does not start with '#' and is not empty.
-n=$(awk -v fmt=$fmt -v full=$full '
+n=$(awk -v fmt=$fmt -v full=$full -v iters="$iters" '
   /^#/ || /^$/ { next }
   {
     rows++
@@ -51,7 +60,17 @@ n=$(awk -v fmt=$fmt -v full=$full '
     else { want = 30; re = "^[0-9]+ +" num }
     if (full) { want += 52; re = re " +" num " +" num " +[0-9]+" }
     if (length($0) != want || $0 !~ (re "$")) ok = 0
-    for (i = 2; i <= NF; i++) if ($i + 0 <= 0) ok = 0
+    # sizes: 0 or a power of two, each row twice the one before (0 is followed by 1)
+    if (fmt != "barrier") {
+      size = $1 + 0
+      if (rows > 1 && size != (last ? 2 * last : 1)) ok = 0
+      last = size
+    }
+    if (full) {
+      avg = $(NF - 3) + 0; mn = $(NF - 2) + 0; mx = $(NF - 1) + 0
+      if (mn > avg || avg > mx) ok = 0
+      if (iters != "" && $NF != iters) ok = 0
+    }
     if (!ok) { print "bad row: [" $0 "]" > "/dev/stderr"; bad++ }
   }
   END { print (bad ? -1 : rows + 0) }' "$out")

@@ -114,6 +114,33 @@ int main(int argc, char **argv) {
     CHECK(mem[2 * WIDTH + 4] == ebx, "bxor %ld expected %ld", mem[2 * WIDTH + 4], ebx);
     CHECK(mem[2 * WIDTH + 5] == epr, "prod %ld expected %ld", mem[2 * WIDTH + 5], epr);
   }
+  /* The char types take arithmetic in accumulates (as in Open MPI and MPICH; osu_acc_latency
+   * defaults to MPI_SUM on MPI_CHAR): every rank adds 1 to each of 16 chars of rank 0 and takes
+   * a ticket from an unsigned char counter; the sum wraps modulo 256. */
+  {
+    char *cmem = NULL;
+    MPI_Win cwin;
+    CHECK_MPI(MPI_Win_allocate(rank == 0 ? 17 : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &cmem, &cwin));
+    if (rank == 0) memset(cmem, 0, 17);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock_all(0, cwin));
+    char ones[16];
+    memset(ones, 1, sizeof ones);
+    CHECK_MPI(MPI_Accumulate(ones, 16, MPI_CHAR, 0, 0, 16, MPI_CHAR, MPI_SUM, cwin));
+    const unsigned char inc = 1;
+    unsigned char ticket = 0;
+    CHECK_MPI(MPI_Fetch_and_op(&inc, &ticket, MPI_UNSIGNED_CHAR, 0, 16, MPI_SUM, cwin));
+    CHECK_MPI(MPI_Win_unlock_all(cwin));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+      for (int i = 0; i < 16; ++i)
+        CHECK(cmem[i] == (char)size, "MPI_SUM on MPI_CHAR accumulate [%d]=%d want %d", i, cmem[i], (char)size);
+      CHECK((unsigned char)cmem[16] == (unsigned char)size, "MPI_UNSIGNED_CHAR ticket counter %u",
+            (unsigned char)cmem[16]);
+    }
+    CHECK(size > 255 || ticket < size, "ticket %u out of range", ticket);
+    CHECK_MPI(MPI_Win_free(&cwin));
+  }
   CHECK_MPI(MPI_Win_free(&win));
   mt_ok("rma_atomic");
   MPI_Finalize();
