@@ -5,7 +5,8 @@
 // is removed at the end), registers one namespace with P clients, forks/execs every process with
 // the environment from PMIx_server_setup_fork, and serves the clients' requests (connect,
 // finalize, fence, abort). The library of each process places the V ranks itself from AMPI_VP
-// and AMPI_MAP; --report-bindings prints the same placement.
+// and AMPI_MAP; --report-bindings prints the same placement. Each process is bound to its own
+// core by default (--bind-to, binding.hpp), within the cores that ampirun itself may use.
 //
 // Threads: libpmix runs its own progress thread, which calls the server module's callbacks. The
 // callbacks touch no launcher state: they queue an event under a mutex and wake the main thread
@@ -44,6 +45,8 @@
 
 #include <pmix.h>
 #include <pmix_server.h>
+
+#include "binding.hpp"
 
 #include <algorithm>
 #include <array>
@@ -184,6 +187,8 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> exports; // -x NAME=VALUE
   bool report_bindings = false;
   bool tag_output = false;
+  ampirun::BindUnit bind = ampirun::BindUnit::core;
+  bool oversubscribe = false;   // no note when processes outnumber cores
   std::optional<int> timeout_s; // --timeout: end the job after this many seconds
   MapPolicy map = MapPolicy::block;
   std::string mps = "warn";      // --mps: auto, on, warn, off
@@ -205,12 +210,20 @@ void print_usage(std::FILE *out) {
       "  --map block|rr          placement of ranks over processes: balanced contiguous blocks\n"
       "                          (default; the first V%N processes get one rank more) or round\n"
       "                          robin (rank r on process r%N)\n"
-      "  --report-bindings       print where each rank runs\n"
+      "  --bind-to core|socket|hwthread|none\n"
+      "                          bind each process to its own core (default), to the socket\n"
+      "                          of that core (also: package), to its own hardware thread, or\n"
+      "                          not at all; process i goes to the i-th core that ampirun may\n"
+      "                          run on (its own affinity: taskset, Slurm, a cgroup); with more\n"
+      "                          processes than those cores, none is bound (a note says so);\n"
+      "                          threads that ranks create share their process's binding\n"
+      "  --report-bindings       print where each rank runs and each process's binding\n"
       "  --tag-output            prefix every line of output with [P], P the process that\n"
       "                          wrote it (the ranks of a process share its stdout and stderr,\n"
       "                          so the prefix names the process, not the rank); also\n"
       "                          --prefix-output\n"
-      "  --oversubscribe         accepted for compatibility (ranks never need their own core)\n"
+      "  --oversubscribe         more processes than cores is expected: no note that they are\n"
+      "                          not bound (ranks never need their own core)\n"
       "  --mps auto|on|warn|off  CUDA MPS for processes sharing a GPU: auto starts a private\n"
       "                          MPS daemon when there are more processes than visible GPUs\n"
       "                          (warns if it cannot), on starts one whenever a GPU is visible,\n"
@@ -408,7 +421,18 @@ Options parse_command_line(int argc, char **argv) {
       options.tag_output = true;
       continue;
     }
-    if (args.flag({"--oversubscribe", "-oversubscribe"})) continue;
+    if (auto v = args.value_of({"--bind-to", "-bind-to"})) {
+      const std::optional<ampirun::BindUnit> unit = ampirun::parse_bind_unit(*v);
+      if (!unit)
+        throw UsageError{"--bind-to '" + *v +
+                         "': unknown binding (use core, socket, hwthread or none)"};
+      options.bind = *unit;
+      continue;
+    }
+    if (args.flag({"--oversubscribe", "-oversubscribe"})) {
+      options.oversubscribe = true;
+      continue;
+    }
     if (auto v = args.value_of({"--mps", "-mps"})) {
       if (*v != "auto" && *v != "on" && *v != "warn" && *v != "off")
         throw UsageError{"--mps '" + *v + "': use auto, on, warn or off"};
@@ -1768,8 +1792,23 @@ private:
   bool terminating_ = false;
 };
 
+// "rank 3", "ranks 0-2", "ranks 0,2,4" (ranges as in the PU lists).
+std::string rank_list(const std::vector<int> &ranks) {
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    if (i > 0) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 void report_bindings(const std::vector<ProcessPlan> &plans, const std::vector<Child> &children,
-                     const Options &options) {
+                     const Options &options, const ampirun::Bindings &bindings) {
   std::fprintf(stderr, "ampirun: %d virtual rank%s over %zu process%s (map %s)\n", *options.vps,
                *options.vps == 1 ? "" : "s", plans.size(), plans.size() == 1 ? "" : "es",
                map_name(options.map));
@@ -1781,6 +1820,10 @@ void report_bindings(const std::vector<ProcessPlan> &plans, const std::vector<Ch
   for (const auto &[rank, p] : rank_to_process)
     std::fprintf(stderr, "ampirun: rank %d -> process %zu (pid %ld)\n", rank, p,
                  static_cast<long>(children[p].pid));
+  for (std::size_t p = 0; p < plans.size(); ++p)
+    std::fprintf(stderr, "ampirun: process %zu (pid %ld): %s %s\n", p,
+                 static_cast<long>(children[p].pid), rank_list(plans[p].ranks).c_str(),
+                 bindings.describe(static_cast<int>(p)).c_str());
 }
 
 // Ends ampirun with `status` (after removing its directory) if the PMIx server's shutdown hangs;
@@ -1821,6 +1864,9 @@ int run(int argc, char **argv) {
   MpsDaemon mps(options.mps, options.processes); // before plan_job: it may export variables
   std::vector<ProcessPlan> plans = plan_job(options);
   keep_launcher_off_gpus();
+  // After keep_launcher_off_gpus (hwloc must not load its CUDA plugins here) and before any
+  // thread starts; the MPS daemon, started above, is never bound: only the job's processes.
+  ampirun::Bindings bindings(options.bind, options.processes, options.oversubscribe);
   const std::vector<int> inherited_fds = inherited_descriptors();
 
   // Before libpmix starts its thread, so that the thread inherits the blocked signals.
@@ -1845,6 +1891,7 @@ int run(int argc, char **argv) {
     children.push_back(spawn(static_cast<int>(p), images[p], ctx, children,
                              options.tag_output ? &outputs[p] : nullptr));
     server.forked(static_cast<int>(p), children.back().pid);
+    bindings.apply(static_cast<int>(p), children.back().pid);
   }
 
   std::vector<TaggedStream> streams;
@@ -1855,7 +1902,7 @@ int run(int argc, char **argv) {
     streams.emplace_back(static_cast<int>(p), std::move(outputs[p].err.read), STDERR_FILENO);
   }
 
-  if (options.report_bindings) report_bindings(plans, children, options);
+  if (options.report_bindings) report_bindings(plans, children, options, bindings);
 
   int exec_failure = 0;
   for (Child &child : children) {
