@@ -13,12 +13,12 @@
 // cleaner process removes the directory when the process ends, however it ends.
 #include "privatize/privatize.hpp"
 
+#include "privatize/libc_state.hpp"
 #include "ranks/pe.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -670,18 +670,31 @@ ProgramTls find_program_tls() {
 }
 } // namespace
 
-MainFn Programs::load(Rank &r) {
-  // The rank's own thread_local variables: a fresh image, live from now on (the copy's
-  // constructors may use them), swapped by the scheduler whenever the rank's tasks run.
-  ranks::Scheduler &sched = r.pe.scheduler();
-  static const ProgramTls tls = find_program_tls();
-  if (tls.live && tls.memsz) {
-    if (!sched.program_tls()) sched.set_program_tls(tls.live, tls.memsz);
-    r.program_tls = std::make_unique<std::byte[]>(tls.memsz); // zeroed: the .tbss part
-    std::memcpy(r.program_tls.get(), tls.image, tls.filesz);
-    r.task.tls_area = r.program_tls.get();
-    sched.load_tls(r.task.tls_area);
+void setup_rank_images(ranks::Scheduler &sched, const std::vector<std::unique_ptr<Rank>> &ranks) {
+  std::vector<InitialImage> initial;
+  // The program's thread_local variables, when ranks run copies of it: a fresh image per rank
+  // (.tdata's initial values, .tbss zeroed), live whenever the rank's tasks run (the copy's
+  // constructors may use them).
+  if (Programs::active()) {
+    const ProgramTls tls = find_program_tls();
+    if (tls.live && tls.memsz) {
+      InitialImage part{sched.add_region(tls.live, tls.memsz), std::vector<std::byte>(tls.memsz)};
+      std::memcpy(part.bytes.data(), tls.image, tls.filesz);
+      initial.push_back(std::move(part));
+    }
   }
+  for (InitialImage &part : setup_libc_state(sched))
+    initial.push_back(std::move(part));
+  if (!sched.has_regions()) return; // switches stay as cheap as without any of this
+  for (const auto &r : ranks) {
+    r->images = std::make_unique<std::byte[]>(sched.images_size());
+    for (const InitialImage &part : initial)
+      std::memcpy(r->images.get() + part.offset, part.bytes.data(), part.bytes.size());
+    r->task.images = r->images.get();
+  }
+}
+
+MainFn Programs::load(Rank &r) {
   const std::string path = dir_ + "/" + base_ + ".rank" + std::to_string(r.world_rank);
   try {
     write_copy(path);
@@ -747,13 +760,6 @@ int Programs::rank_main(int argc, char **argv, char **envp) {
   Programs &self = *current_;
   Rank &r = Pe::get().current();
   const MainFn main = self.load(r);
-  // libc's getopt state is one per process: each rank starts with POSIX's initial values, so
-  // that every rank parses its own options (the ranks run the same argv, so a rank that has
-  // parsed leaves the position where the next one would).
-  optind = 1;
-  opterr = 1;
-  optopt = '?';
-  optarg = nullptr;
   const int code = main(argc, argv, envp);
   if (!r.initialized || r.finalized) self.unload(r); // otherwise the job is ending
   return code;
@@ -780,8 +786,8 @@ bool Programs::take_loading_main(MainFn main, void *dso) noexcept {
 extern "C" int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso) {
   using Fn = int (*)(void (*)(void *), void *, void *);
   static const Fn next = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, "__cxa_thread_atexit_impl"));
-  if (ampi::Pe *pe = ampi::Pe::get_if(); pe && pe->scheduler().in_program_tls(obj))
-    if (ampi::Rank *r = pe->current_if(); r && r->program_tls) {
+  if (ampi::Pe *pe = ampi::Pe::get_if(); pe && pe->scheduler().in_region(obj))
+    if (ampi::Rank *r = pe->current_if(); r && r->images) {
       r->tls_destructors.emplace_back(fn, obj);
       return 0;
     }

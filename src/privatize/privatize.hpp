@@ -9,11 +9,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace ampi {
 class Rank;
+}
+namespace ampi::ranks {
+class Scheduler;
 }
 
 namespace ampi::privatize {
@@ -102,8 +106,10 @@ public:
   Programs(const Programs &) = delete;
   Programs &operator=(const Programs &) = delete;
 
+  // Whether this process's ranks run copies (set before any rank starts).
+  static bool active() noexcept { return current_ != nullptr; }
   // The MainFn the PE runs for every rank: loads the rank's copy (its constructors run, on the
-  // rank's stack), resets libc's getopt state, runs the copy's main, and after a return from main
+  // rank's stack), runs the copy's main, and after a return from main
   // past MPI_Finalize unloads the copy (its destructors and atexit handlers run).
   static int rank_main(int argc, char **argv, char **envp);
   // exit() in a rank: runs its destructors (unloads its copy) if it has one.
@@ -130,5 +136,12 @@ private:
   std::string base_;       // the program's file name
   int watcher_ = -1;       // write end of the pipe whose closing tells the cleaner to remove dir_
 };
+
+// Called by a PE, on its thread, before its ranks start: registers with `sched` the memory each
+// rank has its own image of — the program's static TLS block (thread_local variables) when ranks
+// run copies of a program that has one, libc's getopt state when the program uses getopt
+// (libc_state.hpp) — and gives each rank's task its images, holding their initial values. With
+// none of these, nothing is registered and switches cost what they did without.
+void setup_rank_images(ranks::Scheduler &sched, const std::vector<std::unique_ptr<Rank>> &ranks);
 
 } // namespace ampi::privatize

@@ -2,6 +2,8 @@
 // stack-overflow report (see pe.hpp).
 #include "ranks/pe.hpp"
 
+#include "privatize/privatize.hpp"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -191,6 +193,9 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
       abort_job(1);
     });
   }
+  // What each rank has its own image of (thread-locals, getopt's state): set up once the
+  // library's objects are all loaded (UCX's modules by the transport), before any rank runs.
+  privatize::setup_rank_images(scheduler_, ranks_);
   for (auto &r : ranks_)
     scheduler_.spawn(r->task);
   live_ranks_ = count;
@@ -323,7 +328,7 @@ void Pe::spawn_helper(Rank &r, std::function<void()> body) {
   r.helper_tasks.push_back(std::make_unique<ranks::Task>(config_.stack_size, std::move(body)));
   ranks::Task &t = *r.helper_tasks.back();
   t.owner = &r;
-  t.tls_area = r.task.tls_area; // the rank's thread_local variables, if it has its own
+  t.images = r.task.images; // the rank's thread_local variables and libc state, if its own
   ++live_ranks_;
   scheduler_.spawn(t);
 }

@@ -7,6 +7,7 @@
 #include "datatype/layout.hpp"
 #include "matching/engine.hpp"
 #include "p2p/request.hpp"
+#include "privatize/libc_state.hpp"
 #include "ranks/task.hpp"
 #include "rma/table.hpp"
 
@@ -83,8 +84,11 @@ public:
   // ---- privatize (src/privatize): this rank's copy of the program (a dlopen handle), if any
   void *program = nullptr;
   void *program_dso = nullptr; // its __dso_handle
-  // Its image of the program's static TLS block (thread_local variables), when they are per rank.
-  std::unique_ptr<std::byte[]> program_tls;
+  // Its images of what each rank has its own of (the program's thread_local block, libc's getopt
+  // state; privatize::setup_rank_images), or nullptr; its tasks run with them live.
+  std::unique_ptr<std::byte[]> images;
+  // Its state of libc's rand, random, drand48 and strtok (src/privatize/libc_state.hpp).
+  privatize::RankLibc libc;
   // Destructors of its thread_local objects (registered while its image was live), run when the
   // rank ends, last registered first.
   std::vector<std::pair<void (*)(void *), void *>> tls_destructors;

@@ -57,16 +57,72 @@ inline void finish_switch(void *) noexcept {
 #endif
 } // namespace sanitizer
 
-void Scheduler::load_tls(std::byte *area) noexcept {
-  if (area == tls_loaded_ || tls_size_ == 0) return;
-  if (tls_loaded_) std::memcpy(tls_loaded_, tls_live_, tls_size_);
-  std::memcpy(tls_live_, area, tls_size_);
-  tls_loaded_ = area;
+Scheduler::~Scheduler() {
+  // The tasks' images may be gone by now (their owners go first): nothing is saved into them.
+  for (const Region &r : regions_)
+    std::memcpy(r.live, before_.get() + r.offset, r.size);
+}
+
+std::size_t Scheduler::add_region(void *live, std::size_t size) {
+  auto *p = static_cast<std::byte *>(live);
+  const std::size_t offset = images_size_;
+  // A region that starts where the last one ends (libc's optopt, opterr, optind are neighbours)
+  // joins it: one copy instead of two.
+  if (!regions_.empty() && regions_.back().live + regions_.back().size == p)
+    regions_.back().size += size;
+  else
+    regions_.push_back({p, size, offset});
+  images_size_ += size;
+  auto before = std::make_unique<std::byte[]>(images_size_);
+  if (before_) std::memcpy(before.get(), before_.get(), offset);
+  std::memcpy(before.get() + offset, p, size);
+  before_ = std::move(before);
+  loaded_ = before_.get();
+  return offset;
+}
+
+bool Scheduler::in_region(const void *p) const noexcept {
+  const auto *b = static_cast<const std::byte *>(p);
+  for (const Region &r : regions_)
+    if (b >= r.live && b < r.live + r.size) return true;
+  return false;
+}
+
+namespace {
+// Saves `live` into `save` and loads `load` into it, `n` bytes. Regions of libc's state are a few
+// words: copied inline, a word at a time, in one pass (two calls of memcpy per region cost more
+// than the copies: 3 regions of 12, 8 and 56 bytes took 45 ns more per switch that way, 10 ns
+// inline, bench/context_switch 2 5000000 getopt).
+inline void exchange(std::byte *live, std::byte *save, const std::byte *load, std::size_t n) {
+  if (n > 256) {
+    std::memcpy(save, live, n);
+    std::memcpy(live, load, n);
+    return;
+  }
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w, v;
+    std::memcpy(&w, live + i, 8);
+    std::memcpy(&v, load + i, 8);
+    std::memcpy(save + i, &w, 8);
+    std::memcpy(live + i, &v, 8);
+  }
+  for (; i < n; ++i) {
+    save[i] = live[i];
+    live[i] = load[i];
+  }
+}
+} // namespace
+
+void Scheduler::swap_images(std::byte *images) noexcept {
+  for (const Region &r : regions_)
+    exchange(r.live, loaded_ + r.offset, images + r.offset, r.size);
+  loaded_ = images;
 }
 
 void Scheduler::enter(Task &next, ctx::fcontext_t *resume_slot) noexcept {
-  if (next.tls_area) [[unlikely]]
-    load_tls(next.tls_area);
+  if (next.images != loaded_ && next.images) [[unlikely]]
+    swap_images(next.images);
   next.state_ = Task::State::Running;
   current_ = &next;
   ++switches_;

@@ -33,9 +33,10 @@ public:
   std::size_t stack_size() const noexcept { return stack_.size; }
 
   void *owner = nullptr; // what this task runs for (the Rank), for the scheduler's users
-  // This task's image of the program's static TLS block (its thread_local variables), loaded by
-  // the scheduler while the task runs (Scheduler::set_program_tls); nullptr: none of its own.
-  std::byte *tls_area = nullptr;
+  // This task's images of the scheduler's regions (Scheduler::add_region: its thread_local
+  // variables, libc's hidden state), live while it runs; nullptr: none of its own (it runs with
+  // whatever is live). Owned by the task's user; tasks acting for the same rank share them.
+  std::byte *images = nullptr;
 
 private:
   friend class Scheduler;
