@@ -170,7 +170,16 @@ Dynamic read_dynamic(const Object &o) {
   return d;
 }
 
-// Whether the object refers to a symbol named in `names` that it does not define itself.
+#if defined(__x86_64__)
+constexpr std::uint32_t kCopyReloc = R_X86_64_COPY;
+#elif defined(__aarch64__)
+constexpr std::uint32_t kCopyReloc = R_AARCH64_COPY;
+#else
+#error "privatize: unknown architecture (need its R_*_COPY relocation type)"
+#endif
+
+// Whether the object refers to a symbol named in `names` that it does not define itself (or
+// defines only as a copy of a library's: a program built without -fPIC copies optind).
 bool imports_any(const Dynamic &d, std::initializer_list<std::string_view> names) {
   if (!d.strtab || !d.symtab) return false;
   for (const Dynamic::Table &t : d.relocs) {
@@ -179,9 +188,10 @@ bool imports_any(const Dynamic &d, std::initializer_list<std::string_view> names
     for (std::size_t i = 0; i < t.size / entry; ++i) {
       // Rel and Rela begin alike (r_offset, r_info).
       const auto *r = reinterpret_cast<const ElfW(Rel) *>(t.at + i * entry);
-      const std::size_t sym =
-          sizeof(ElfW(Addr)) == 8 ? ELF64_R_SYM(r->r_info) : ELF32_R_SYM(r->r_info);
-      if (sym == 0 || d.symtab[sym].st_shndx != SHN_UNDEF) continue;
+      const bool wide = sizeof(ElfW(Addr)) == 8;
+      const std::size_t sym = wide ? ELF64_R_SYM(r->r_info) : ELF32_R_SYM(r->r_info);
+      const std::uint32_t type = wide ? ELF64_R_TYPE(r->r_info) : ELF32_R_TYPE(r->r_info);
+      if (sym == 0 || (d.symtab[sym].st_shndx != SHN_UNDEF && type != kCopyReloc)) continue;
       const std::string_view name = d.strtab + d.symtab[sym].st_name;
       if (std::find(names.begin(), names.end(), name) != names.end()) return true;
     }
