@@ -466,7 +466,9 @@ using ampi::privatize::RankLibc;
 
 // The state a call made from `caller` uses: that of the calling rank (the rank whose task the PE
 // runs, or that created the calling thread), or nullptr for glibc's own: outside any rank, and
-// from the library's own code (UCX's strtok inside an MPI call must not move the rank's).
+// from the library's own code (UCX's strtok inside an MPI call must not move the rank's). With the
+// lock, a rank's rand() costs about 4 ns more than glibc's (15 instead of 11 ns), strtok 3 ns
+// more (20 instead of 17 ns per token): 20M calls in one rank, on this 2-vCPU VM.
 RankLibc *rank_state(const void *caller) noexcept {
   ampi::Rank *r = nullptr;
   if (ampi::Pe *pe = ampi::Pe::get_if())

@@ -51,16 +51,16 @@ public:
 
   Task *current() const noexcept { return current_; }
 
-  // Memory that each task has an image of its own: the program's thread_local block, libc's
-  // hidden state (getopt's position), whatever the scheduler's users register. add_region()
-  // returns where the region's image lies in a task's `images` buffer (images_size() bytes in
-  // all); from then on, entering a task whose images are not the live ones saves the live
-  // contents into the images of the task that had them (or the scheduler's own copy of what was
-  // there before any task ran) and copies the entered task's in. Register every region before a
-  // task with images runs; tasks without images run with whatever is live. No region, no cost:
-  // the switch compares one pointer, as before. Each region costs a few ns per switch (CPU time of
-  // bench/context_switch 2 5000000 [getopt]: 18 ns per switch without regions, 29 ns with three
-  // of 12, 8 and 56 bytes, as for libc's getopt state).
+  // Memory that each task has an image of its own: whatever the scheduler's users register (what
+  // it holds is theirs: src/privatize registers a program's thread_local block and libc's getopt
+  // state). add_region() returns where the region's image lies in a task's `images` buffer
+  // (images_size() bytes in all); from then on, entering a task whose images are not the live
+  // ones saves the live contents into the images of the task that had them (or the scheduler's
+  // own copy of what was there before any task ran) and copies the entered task's in. Register
+  // every region before a task with images runs; tasks without images run with whatever is live.
+  // No region, no cost: the switch compares one pointer, as before. Each region costs a few ns per
+  // switch (CPU time of bench/context_switch 2 5000000 [getopt]: 18 ns per switch without
+  // regions, 29 ns with three of 12, 8 and 56 bytes, as for libc's getopt state).
   std::size_t add_region(void *live, std::size_t size);
   std::size_t images_size() const noexcept { return images_size_; }
   bool has_regions() const noexcept { return !regions_.empty(); }
