@@ -5,7 +5,8 @@
 # to build against this one.
 #
 # Usage: scripts/build_ucx_cuda.sh [PREFIX]      (env: CUDA_HOME, UCX_CUDA_WORK, JOBS)
-# Needs: network access to deb.debian.org, dpkg-dev, autoconf, automake, libtool, CUDA toolkit.
+# Needs: network access to the Debian archive this system's apt uses, dpkg-dev, autoconf,
+# automake, libtool, CUDA toolkit.
 # nvml.h and libnvidia-ml.so come from Debian non-free's libnvidia-ml-dev/libnvidia-ml1, extracted
 # with dpkg-deb -x and used at build time only (the GPU machine's driver provides libnvidia-ml.so.1).
 set -euo pipefail
@@ -19,11 +20,20 @@ jobs=${JOBS:-$(nproc)}
 [[ -f $cuda/include/cuda.h ]] || { echo "build_ucx_cuda: no CUDA toolkit at $cuda (set CUDA_HOME)" >&2; exit 1; }
 mkdir -p "$work/apt/lists/partial" "$work/apt/archives/partial" "$work/dl"
 
-# A private apt configuration: bookworm's source and non-free binary indexes, nothing of the system's.
-cat >"$work/apt/sources.list" <<'EOF'
-deb-src http://deb.debian.org/debian bookworm main
-deb http://deb.debian.org/debian bookworm non-free
-EOF
+# The Debian archive this system's apt already uses (its first non-security source, one-line or
+# deb822 form); APT_MIRROR overrides it.
+mirror=${APT_MIRROR:-}
+if [[ -z $mirror ]]; then
+  mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+    awk '$1 == "deb" && / bookworm / && / main/ && !/security/ { for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) { print $i; exit } }' || true)
+fi
+if [[ -z $mirror ]]; then
+  mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+    awk -v RS= '/Suites:[^\n]*bookworm/ && !/security/ { for (i = 1; i <= NF; i++) if ($i == "URIs:") { print $(i + 1); exit } }' || true)
+fi
+[[ -n $mirror ]] || { echo "build_ucx_cuda: no Debian archive in the apt configuration (set APT_MIRROR)" >&2; exit 1; }
+# A private apt configuration: bookworm's source and non-free binary indexes from that archive.
+printf 'deb-src %s bookworm main\ndeb %s bookworm non-free\n' "$mirror" "$mirror" >"$work/apt/sources.list"
 apt_opts=(-o "Dir::Etc::SourceList=$work/apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
   -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache::Archives=$work/apt/archives"
   -o "APT::Get::List-Cleanup=0")

@@ -51,6 +51,10 @@ void fill(void *h) {
   load(h, d.cuCtxSetCurrent, "cuCtxSetCurrent");
   load(h, d.cuDeviceGet, "cuDeviceGet");
   load(h, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  load(h, d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+  load(h, d.cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState");
+  load(h, d.cuCtxGetDevice, "cuCtxGetDevice");
+  d.cuCtxGetId = reinterpret_cast<decltype(d.cuCtxGetId)>(dlsym(h, "cuCtxGetId"));
   load(h, d.cuGetErrorString, "cuGetErrorString");
   load(h, d.cuIpcGetMemHandle, "cuIpcGetMemHandle");
   load(h, d.cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2");

@@ -23,6 +23,7 @@ inline constexpr CUresult kCudaSuccess = 0;
 inline constexpr CUresult kCudaErrorNotInitialized = 3;
 inline constexpr CUresult kCudaErrorInvalidValue = 1;
 inline constexpr CUresult kCudaErrorNotReady = 600;
+inline constexpr CUresult kCudaErrorAlreadyMapped = 208;
 inline constexpr unsigned kEventDisableTiming = 2;
 // CUpointer_attribute
 inline constexpr int kAttrContext = 1;
@@ -57,6 +58,12 @@ struct Driver {
   CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuDeviceGet)(CUdevice *, int);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*cuDevicePrimaryCtxGetState)(CUdevice, unsigned *, int *);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
+  // CUDA 12.0+ (nullptr with older drivers): a context's id, unique for the process's life, so
+  // that a context destroyed and made again at the same handle (cudaDeviceReset) is told apart.
+  CUresult (*cuCtxGetId)(CUcontext, unsigned long long *);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuIpcGetMemHandle)(IpcMemHandle *, CUdeviceptr);
   CUresult (*cuIpcOpenMemHandle)(CUdeviceptr *, IpcMemHandle, unsigned);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace ampi::gpu {
 
@@ -26,15 +27,82 @@ DevPtrCache::DevPtrCache() {
 }
 
 DevPtrCache::~DevPtrCache() {
-  // At exit the driver may already be shutting down: errors here change nothing.
-  for (auto &[ctx, s] : streams_)
-    static_cast<void>(driver().cuStreamDestroy(s));
-  for (auto &[ctx, s] : copy_streams_)
-    static_cast<void>(driver().cuStreamDestroy(s));
-  for (Pending &p : pending_)
-    static_cast<void>(driver().cuEventDestroy(p.event));
-  for (auto &[ctx, e] : free_events_)
-    static_cast<void>(driver().cuEventDestroy(e));
+  // Runs before exit() (the PE is gone before the process's exit handlers and libcuda's own
+  // teardown). Objects of contexts the program has destroyed are dropped without a driver call.
+  if (contexts_.empty()) return;
+  const Driver &d = driver();
+  for (const Context &c : contexts_) {
+    if (!context_alive(c.ctx)) continue;
+    for (auto &[ctx, s] : streams_)
+      if (ctx == c.ctx) static_cast<void>(d.cuStreamDestroy(s));
+    for (auto &[ctx, s] : copy_streams_)
+      if (ctx == c.ctx) static_cast<void>(d.cuStreamDestroy(s));
+    for (auto &[ctx, e] : free_events_)
+      if (ctx == c.ctx) static_cast<void>(d.cuEventDestroy(e));
+  }
+  // Copies still pending here belong to requests the program never completed; their events
+  // go with their contexts.
+  for (const Context &c : contexts_) // safe after a reset too (the driver's documentation)
+    if (c.primary) static_cast<void>(d.cuDevicePrimaryCtxRelease(c.device));
+}
+
+bool DevPtrCache::context_alive(CUcontext ctx) {
+  const Context *c = nullptr;
+  for (const Context &x : contexts_)
+    if (x.ctx == ctx) c = &x;
+  if (!c) return false;
+  const Driver &d = driver();
+  if (c->primary) {
+    // Reset (cudaDeviceReset): inactive until something uses the device again, and then another
+    // context, whatever its handle. The live primary context is asked through a reference of
+    // its own, never through a handle that may be stale.
+    unsigned flags = 0;
+    int active = 0;
+    if (d.cuDevicePrimaryCtxGetState(c->device, &flags, &active) != kCudaSuccess || !active)
+      return false;
+    if (!d.cuCtxGetId) return true;
+    CUcontext now = nullptr;
+    unsigned long long id = 0;
+    if (d.cuDevicePrimaryCtxRetain(&now, c->device) != kCudaSuccess) return false;
+    const bool same = now == ctx && d.cuCtxGetId(now, &id) == kCudaSuccess && id == c->id;
+    static_cast<void>(d.cuDevicePrimaryCtxRelease(c->device));
+    return same;
+  }
+  // A context the program created itself (cuCtxCreate): alive while it answers with its id.
+  unsigned long long id = 0;
+  return !d.cuCtxGetId || (d.cuCtxGetId(ctx, &id) == kCudaSuccess && id == c->id);
+}
+
+void DevPtrCache::record_context(CUcontext ctx) {
+  const Driver &d = driver();
+  unsigned long long id = 0;
+  if (d.cuCtxGetId && d.cuCtxGetId(ctx, &id) != kCudaSuccess) id = 0;
+  for (const Context &c : contexts_)
+    if (c.ctx == ctx) {
+      if (c.id == id) return;
+      forget_context(ctx); // destroyed and made again at the same handle
+      break;
+    }
+  Context c{ctx, id, 0, false};
+  if (d.cuCtxGetDevice(&c.device) == kCudaSuccess) {
+    CUcontext primary = nullptr;
+    if (d.cuDevicePrimaryCtxRetain(&primary, c.device) == kCudaSuccess) {
+      c.primary = primary == ctx;
+      if (!c.primary) static_cast<void>(d.cuDevicePrimaryCtxRelease(c.device));
+    }
+  }
+  contexts_.push_back(c);
+}
+
+void DevPtrCache::forget_context(CUcontext ctx) noexcept {
+  const auto gone = [ctx](const auto &x) { return x.first == ctx; };
+  std::erase_if(streams_, gone);
+  std::erase_if(copy_streams_, gone);
+  std::erase_if(free_events_, gone);
+  std::erase_if(contexts_, [&](const Context &c) {
+    if (c.ctx == ctx && c.primary) static_cast<void>(driver().cuDevicePrimaryCtxRelease(c.device));
+    return c.ctx == ctx;
+  });
 }
 
 MemKind DevPtrCache::lookup(const void *p) {
@@ -123,6 +191,10 @@ CUstream DevPtrCache::stream_for_current_context(const void *dev_ptr) {
     if (r == kCudaSuccess) r = d.cuCtxSetCurrent(ctx);
     if (r != kCudaSuccess) cuda_fail("making a CUDA context current", r);
   }
+  // A context seen before is checked by id on every use (one cheap call next to a copy of
+  // microseconds): the program may have reset the device since.
+  record_context(ctx);
+  current_ = ctx;
   for (auto &[c, s] : streams_)
     if (c == ctx) return s;
   CUstream s = nullptr;
@@ -157,9 +229,7 @@ void DevPtrCache::sync_legacy_stream() {
 void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind /*src_kind*/,
                              std::size_t n, std::function<void()> done) {
   const Driver &d = driver();
-  static_cast<void>(stream_for_current_context(is_device(dst_kind) ? dst : src)); // a context
-  CUcontext ctx = nullptr;
-  if (CUresult r = d.cuCtxGetCurrent(&ctx); r != kCudaSuccess) cuda_fail("cuCtxGetCurrent", r);
+  const CUcontext ctx = current_context(is_device(dst_kind) ? dst : src);
   // The context's streams for asynchronous copies, created on first use.
   std::size_t have = 0;
   CUstream s = nullptr;

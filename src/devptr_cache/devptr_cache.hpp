@@ -87,6 +87,18 @@ public:
     static_cast<void>(stream_for_current_context(dev_ptr));
   }
 
+  // Whether `ctx`, in which this process made CUDA objects of ours (streams, events, IPC
+  // mappings), still is the context they were made in. The program may destroy it under us:
+  // cudaDeviceReset() after MPI_Finalize (the OSU benchmarks do), or the teardown of a CUDA
+  // runtime linked statically into each rank's copy of the program; handles of a destroyed
+  // context must never reach the driver again (a SIGSEGV at exit, seen on H100).
+  bool context_alive(CUcontext ctx);
+  // The current context (made current as ensure_context does), recorded as one of ours.
+  CUcontext current_context(const void *dev_ptr) {
+    static_cast<void>(stream_for_current_context(dev_ptr));
+    return current_;
+  }
+
   // Counters for tests and tuning.
   struct Stats {
     std::uint64_t hits = 0;    // answered from the cache
@@ -114,6 +126,23 @@ private:
   std::array<std::pair<std::uintptr_t, std::uintptr_t>, 16> freed_{};
   std::size_t freed_next_ = 0;
   bool poll_copies_slow();
+
+  // A context we made objects in. We hold a reference on a primary context (released last), so
+  // that a CUDA runtime releasing its own (a static one in a rank's copy of the program, at that
+  // rank's end) leaves our objects valid; cudaDeviceReset destroys it regardless, which `id`
+  // tells (a context made again may have the same handle, never the same id).
+  struct Context {
+    CUcontext ctx = nullptr;
+    unsigned long long id = 0; // cuCtxGetId; 0 where the driver has none
+    CUdevice device = 0;
+    bool primary = false; // we hold a reference on it
+  };
+  // The record of the current context `ctx`; a record of an earlier context at the same handle
+  // is dropped with its objects (they died with it).
+  void record_context(CUcontext ctx);
+  void forget_context(CUcontext ctx) noexcept;
+  std::vector<Context> contexts_;
+  CUcontext current_ = nullptr; // the last context stream_for_current_context() found
 
   std::vector<std::pair<CUcontext, CUstream>> streams_;
   // Asynchronous copies: kCopyStreams streams per context, used in turn; events recycled.

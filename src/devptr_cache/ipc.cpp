@@ -18,10 +18,10 @@ bool same_handle(const IpcMemHandle &a, const IpcMemHandle &b) noexcept {
 } // namespace
 
 IpcCache::~IpcCache() {
-  // At exit the driver may already be shutting down: errors here change nothing.
-  if (!open_.empty() && cuda_loaded())
-    for (const Open &o : open_)
-      static_cast<void>(driver().cuIpcCloseMemHandle(o.base));
+  // Before exit(): the driver is there, but the program may have destroyed the contexts the
+  // mappings live in (cudaDeviceReset after MPI_Finalize): those went with them.
+  for (const Open &o : open_)
+    if (mem_.context_alive(o.ctx)) static_cast<void>(driver().cuIpcCloseMemHandle(o.base));
 }
 
 bool IpcCache::describe(const void *p, IpcRef *out) {
@@ -75,7 +75,7 @@ IpcCache::Open *IpcCache::find_or_open(const IpcRef &r, CUresult *err) {
       *err = kCudaErrorInvalidValue;
       return nullptr;
     }
-    static_cast<void>(driver().cuIpcCloseMemHandle(it->base));
+    if (mem_.context_alive(it->ctx)) static_cast<void>(driver().cuIpcCloseMemHandle(it->base));
     open_.erase(it);
     break;
   }
@@ -84,11 +84,24 @@ IpcCache::Open *IpcCache::find_or_open(const IpcRef &r, CUresult *err) {
     return nullptr;
   }
   const Driver &d = driver();
-  mem_.ensure_context(nullptr);
+  const CUcontext ctx = mem_.current_context(nullptr);
   CUdeviceptr base = 0;
   ++stats_.opens;
-  if (CUresult res = d.cuIpcOpenMemHandle(&base, r.handle, kIpcLazyEnablePeerAccess);
-      res != kCudaSuccess) {
+  CUresult res = d.cuIpcOpenMemHandle(&base, r.handle, kIpcLazyEnablePeerAccess);
+  if (res == kCudaErrorAlreadyMapped) {
+    // The allocation's block is still mapped here through another handle: a mapping of an
+    // allocation the sender has freed since, whose block now holds this one (cudaMalloc places
+    // small allocations in shared blocks; seen between two GPUs, H100, driver 580). Unmap what
+    // this process holds of the sender and try once more.
+    std::erase_if(open_, [&](const Open &o) {
+      if (o.pid != r.pid || o.pins > 0) return false;
+      if (mem_.context_alive(o.ctx)) static_cast<void>(d.cuIpcCloseMemHandle(o.base));
+      return true;
+    });
+    ++stats_.opens;
+    res = d.cuIpcOpenMemHandle(&base, r.handle, kIpcLazyEnablePeerAccess);
+  }
+  if (res != kCudaSuccess) {
     *err = res;
     return nullptr;
   }
@@ -98,10 +111,10 @@ IpcCache::Open *IpcCache::find_or_open(const IpcRef &r, CUresult *err) {
     auto victim = open_.end();
     for (auto it = open_.begin(); it != open_.end(); ++it)
       if (it->pins == 0 && (victim == open_.end() || it->used < victim->used)) victim = it;
-    static_cast<void>(d.cuIpcCloseMemHandle(victim->base));
+    if (mem_.context_alive(victim->ctx)) static_cast<void>(d.cuIpcCloseMemHandle(victim->base));
     open_.erase(victim);
   }
-  open_.push_back(Open{r.pid, r.buffer_id, r.handle, base, clock_, 0});
+  open_.push_back(Open{r.pid, r.buffer_id, r.handle, base, ctx, clock_, 0});
   return &open_.back();
 }
 

@@ -73,7 +73,8 @@ private:
     std::uint64_t buffer_id = 0;
     IpcMemHandle handle{};
     CUdeviceptr base = 0;
-    std::uint64_t used = 0; // when last resolved (a counter)
+    CUcontext ctx = nullptr; // mapped in this context (closed only while it lives)
+    std::uint64_t used = 0;  // when last resolved (a counter)
     int pins = 0;
   };
   static constexpr std::size_t kExports = 16;

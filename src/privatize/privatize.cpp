@@ -14,6 +14,7 @@
 #include "privatize/privatize.hpp"
 
 #include "privatize/libc_state.hpp"
+#include "ranks/device_reset.hpp"
 #include "ranks/pe.hpp"
 
 #include <dlfcn.h>
@@ -323,8 +324,9 @@ void Image::scan() {
   // copy gets its own.
   if (contains_symbol(eh, "cudaMalloc"))
     notes_.emplace_back("it contains the CUDA runtime (linked statically, nvcc's default): each "
-                        "rank's copy has its own; link with `nvcc -cudart shared` to load it once "
-                        "per process");
+                        "rank's copy has its own, and a rank's cudaDeviceReset resets the device "
+                        "for every rank of its process; link with `nvcc -cudart shared` to load "
+                        "it once per process");
   // Libraries of the program's own: loaded once, so their globals are shared by the ranks.
   Dl_info self{};
   std::string ampi_dir;
@@ -730,6 +732,8 @@ MainFn Programs::load(Rank &r) {
   }
   r.program = handle;
   r.program_dso = loaded.dso;
+  if (link_map *copy = nullptr; ::dlinfo(handle, RTLD_DI_LINKMAP, &copy) == 0 && copy)
+    redirect_device_reset(*copy);
   return loaded.main;
 }
 

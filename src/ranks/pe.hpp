@@ -86,6 +86,8 @@ public:
     ranks::Task *t = scheduler_.current();
     return t ? static_cast<Rank *>(t->owner) : nullptr;
   }
+  // Ranks of this PE that have not ended yet (the running one included).
+  int live_ranks() const noexcept { return live_ranks_; }
   // The hosted rank with this world rank, or nullptr if it lives elsewhere.
   Rank *local(int world_rank) noexcept {
     return static_cast<unsigned>(world_rank) < by_world_.size() ? by_world_[world_rank] : nullptr;

@@ -3,7 +3,9 @@
 // program's main once per virtual rank — each rank in its own copy of the program when several
 // share the process (src/privatize); ampi_exit_rank() turns exit() in a rank into the end of that
 // rank (or of the job, if the rank is between MPI_Init and MPI_Finalize).
+#include "privatize/got_patch.hpp"
 #include "privatize/privatize.hpp"
+#include "ranks/device_reset.hpp"
 #include "ranks/pe.hpp"
 
 #include <cstdio>
@@ -108,6 +110,10 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
       }
       if (!programs) image.run_init_after(start.self, argc, argv, envp);
     }
+    // The program's calls of the CUDA runtime's cudaDeviceReset reset the device only for the
+    // last rank of the process (device_reset.hpp); each rank's copy is redirected when loaded.
+    if (const link_map *program = ampi::privatize::program_link_map())
+      ampi::redirect_device_reset(*program);
     ampi::Pe pe(config, std::move(pmix), user_main, std::move(args), envp);
     return pe.run();
   } catch (const std::exception &e) {

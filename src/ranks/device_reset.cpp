@@ -1,0 +1,30 @@
+// src/ranks/device_reset.cpp — the per-rank cudaDeviceReset (see device_reset.hpp).
+#include "ranks/device_reset.hpp"
+
+#include "privatize/got_patch.hpp"
+#include "ranks/pe.hpp"
+
+#include <dlfcn.h>
+
+namespace ampi {
+
+namespace {
+
+using CudaCall = int (*)(); // cudaError_t (*)(void)
+
+int reset_for_rank() {
+  // The shared CUDA runtime's own functions (the program links it, so it is loaded).
+  static const auto reset = reinterpret_cast<CudaCall>(::dlsym(RTLD_DEFAULT, "cudaDeviceReset"));
+  static const auto sync =
+      reinterpret_cast<CudaCall>(::dlsym(RTLD_DEFAULT, "cudaDeviceSynchronize"));
+  if (const Pe *pe = Pe::get_if(); pe && pe->live_ranks() > 1) return sync ? sync() : 0;
+  return reset ? reset() : 0;
+}
+
+} // namespace
+
+void redirect_device_reset(const link_map &program) noexcept {
+  privatize::patch_got(program, "cudaDeviceReset", reinterpret_cast<void *>(&reset_for_rank));
+}
+
+} // namespace ampi
