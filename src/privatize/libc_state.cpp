@@ -8,6 +8,8 @@
 // its arguments, and may be called from any thread.
 #include "privatize/libc_state.hpp"
 
+#include "privatize/dynamic.hpp"
+
 #include "ranks/pe.hpp"
 #include "ranks/scheduler.hpp"
 #include "ranks/threads.hpp"
@@ -97,106 +99,12 @@ std::vector<Object> loaded_objects() {
   return all;
 }
 
-// What an object's dynamic section says: the names it needs, its own name, its symbols and the
-// relocations that refer to them.
-struct Dynamic {
-  const char *strtab = nullptr;
-  const ElfW(Sym) *symtab = nullptr;
-  const char *soname = nullptr;
-  std::vector<const char *> needed;
-  struct Table {
-    std::uintptr_t at = 0;
-    std::size_t size = 0;
-    bool rela = true;
-  };
-  std::array<Table, 3> relocs{}; // DT_RELA, DT_REL, DT_JMPREL
-};
-
-Dynamic read_dynamic(const Object &o) {
-  Dynamic d;
-  if (!o.dynamic) return d;
-  // glibc relocates the pointers of a dynamic section in place, but not everywhere (the vDSO's):
-  // an address below the object's base is still relative.
-  auto absolute = [&o](ElfW(Addr) p) { return p < o.base ? o.base + p : p; };
-  std::vector<ElfW(Xword)> needed;
-  ElfW(Xword) soname = ~ElfW(Xword){0};
-  bool plt_rela = true;
-  for (const ElfW(Dyn) *e = o.dynamic; e->d_tag != DT_NULL; ++e) {
-    switch (e->d_tag) {
-    case DT_STRTAB:
-      d.strtab = reinterpret_cast<const char *>(absolute(e->d_un.d_ptr));
-      break;
-    case DT_SYMTAB:
-      d.symtab = reinterpret_cast<const ElfW(Sym) *>(absolute(e->d_un.d_ptr));
-      break;
-    case DT_NEEDED:
-      needed.push_back(e->d_un.d_val);
-      break;
-    case DT_SONAME:
-      soname = e->d_un.d_val;
-      break;
-    case DT_RELA:
-      d.relocs[0].at = absolute(e->d_un.d_ptr);
-      break;
-    case DT_RELASZ:
-      d.relocs[0].size = e->d_un.d_val;
-      break;
-    case DT_REL:
-      d.relocs[1].at = absolute(e->d_un.d_ptr);
-      d.relocs[1].rela = false;
-      break;
-    case DT_RELSZ:
-      d.relocs[1].size = e->d_un.d_val;
-      break;
-    case DT_JMPREL:
-      d.relocs[2].at = absolute(e->d_un.d_ptr);
-      break;
-    case DT_PLTRELSZ:
-      d.relocs[2].size = e->d_un.d_val;
-      break;
-    case DT_PLTREL:
-      plt_rela = e->d_un.d_val == DT_RELA;
-      break;
-    default:
-      break;
-    }
-  }
-  d.relocs[1].rela = false;
-  d.relocs[2].rela = plt_rela;
-  if (!d.strtab) return d;
-  for (ElfW(Xword) n : needed)
-    d.needed.push_back(d.strtab + n);
-  if (soname != ~ElfW(Xword){0}) d.soname = d.strtab + soname;
-  return d;
-}
-
-#if defined(__x86_64__)
-constexpr std::uint32_t kCopyReloc = R_X86_64_COPY;
-#elif defined(__aarch64__)
-constexpr std::uint32_t kCopyReloc = R_AARCH64_COPY;
-#else
-#error "privatize: unknown architecture (need its R_*_COPY relocation type)"
-#endif
-
 // Whether the object refers to a symbol named in `names` that it does not define itself (or
 // defines only as a copy of a library's: a program built without -fPIC copies optind).
 bool imports_any(const Dynamic &d, std::initializer_list<std::string_view> names) {
-  if (!d.strtab || !d.symtab) return false;
-  for (const Dynamic::Table &t : d.relocs) {
-    if (!t.at) continue;
-    const std::size_t entry = t.rela ? sizeof(ElfW(Rela)) : sizeof(ElfW(Rel));
-    for (std::size_t i = 0; i < t.size / entry; ++i) {
-      // Rel and Rela begin alike (r_offset, r_info).
-      const auto *r = reinterpret_cast<const ElfW(Rel) *>(t.at + i * entry);
-      const bool wide = sizeof(ElfW(Addr)) == 8;
-      const std::size_t sym = wide ? ELF64_R_SYM(r->r_info) : ELF32_R_SYM(r->r_info);
-      const std::uint32_t type = wide ? ELF64_R_TYPE(r->r_info) : ELF32_R_TYPE(r->r_info);
-      if (sym == 0 || (d.symtab[sym].st_shndx != SHN_UNDEF && type != kCopyReloc)) continue;
-      const std::string_view name = d.strtab + d.symtab[sym].st_name;
-      if (std::find(names.begin(), names.end(), name) != names.end()) return true;
-    }
-  }
-  return false;
+  return any_import(d, [&](const Import &im) {
+    return std::find(names.begin(), names.end(), im.name) != names.end();
+  });
 }
 
 std::string_view file_name(std::string_view path) {
@@ -227,7 +135,7 @@ Code sort_code() {
   std::vector<Dynamic> dyn;
   dyn.reserve(objects.size());
   for (const Object &o : objects)
-    dyn.push_back(read_dynamic(o));
+    dyn.push_back(read_dynamic(o.base, o.dynamic));
   const auto self_pc = reinterpret_cast<std::uintptr_t>(&sort_code);
   std::size_t self = objects.size();
   for (std::size_t i = 0; i < objects.size(); ++i)

@@ -13,6 +13,7 @@
 // cleaner process removes the directory when the process ends, however it ends.
 #include "privatize/privatize.hpp"
 
+#include "privatize/dynamic.hpp"
 #include "privatize/libc_state.hpp"
 #include "ranks/device_reset.hpp"
 #include "ranks/pe.hpp"
@@ -43,14 +44,6 @@ namespace ampi::privatize {
 Programs *Programs::current_ = nullptr;
 
 namespace {
-
-#if defined(__x86_64__)
-constexpr std::uint32_t kCopyReloc = R_X86_64_COPY;
-#elif defined(__aarch64__)
-constexpr std::uint32_t kCopyReloc = R_AARCH64_COPY;
-#else
-#error "privatize: unknown architecture (need its R_*_COPY relocation type)"
-#endif
 
 // Set while a rank's copy is being loaded: where its start object leaves the copy's main and
 // __dso_handle.
