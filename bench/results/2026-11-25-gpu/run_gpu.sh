@@ -22,7 +22,7 @@ case $part in
   osu)
     layouts=()
     for l in "$@"; do layouts+=(--layout "$l"); done
-    bash .gpu-carry/osu_suite.sh --ampirun "$AMPI_BUILD/bin/ampirun" --timeout 150 \
+    bash .gpu-carry/osu_suite.sh --ampirun "$AMPI_BUILD/bin/ampirun" --timeout 100 \
       --log /tmp/osu-logs "${layouts[@]}" .gpu-carry/osu-cuda -- -d cuda 2>&1 | tee -a "$out/osu-cuda.txt"
     tar czf "$out/osu-logs-$(date +%H%M%S).tgz" -C /tmp osu-logs
     ;;
