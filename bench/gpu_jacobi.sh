@@ -55,6 +55,7 @@ printf '%-34s %5s %-13s %14s %14s\n' "layout" "ranks" "halo" "time/iter ms" "com
   tee -a "$OUTF"
 
 RUN=0
+FAILS=0
 # one <layout label> <ranks> <np> <vp> [env...]
 one() {
   label=$1 ranks=$2 np=$3 vp=$4
@@ -71,10 +72,14 @@ one() {
     c=$(awk -F': ' '/^Communication time per iteration/ {split($2, a, " "); print a[1]}' "$log")
     if [ $rc -ne 0 ] || [ -z "$t" ]; then
       t="FAILED($rc)" c="-"
+      FAILS=$((FAILS + 1))
       tail -3 "$log" | sed 's/^/    # /' >"$T/why"
     fi
     printf '%-34s %5s %-13s %14s %14s\n' "$label" "$ranks" "$mode" "$t" "$c" | tee -a "$OUTF"
-    [ -f "$T/why" ] && { cat "$T/why"; rm -f "$T/why"; }
+    if [ -f "$T/why" ]; then
+      cat "$T/why"
+      rm -f "$T/why"
+    fi
   done
 }
 
@@ -90,3 +95,5 @@ else
     [ $per -gt 1 ] && one "2 GPUs, $per/GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r"
   done
 fi
+# The status is that of the runs (a run that failed makes it 1), not of the last test above.
+[ $FAILS -eq 0 ]

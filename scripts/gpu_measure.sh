@@ -25,6 +25,7 @@ ours() { # np mode [env...] -> lines "mode size us GB/s" (a run that hangs is cu
     grep -E "^$mode |rror"
 }
 perftest() { # test port env-for-server env-for-client -> lines "size us GB/s"
+  # ucx_perftest's MB/s are 2^20 bytes a second; the GB/s written here are 10^9, as ours.
   local test=$1 port=$2 senv=$3 cenv=$4
   for s in $sizes; do
     local n=1000
@@ -33,7 +34,7 @@ perftest() { # test port env-for-server env-for-client -> lines "size us GB/s"
     local spid=$!
     sleep 1
     env $cenv timeout 60 ucx_perftest 127.0.0.1 -p "$port" -t "$test" -m cuda -s "$s" -n "$n" 2>&1 |
-      awk -v s="$s" '/Final:/ {printf "%s %s %s %.2f\n", "ucx", s, $5, $7 / 1e3}'
+      awk -v s="$s" '/Final:/ {printf "%s %s %s %.2f\n", "ucx", s, $5, $7 * 1048576 / 1e9}'
     wait $spid
     port=$((port + 1))
   done

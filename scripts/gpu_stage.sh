@@ -38,7 +38,10 @@ if [[ ! -e $b ]]; then mkdir -p "$(dirname "$b")" && ln -s "$c/build" "$b"; fi
 s=$(cat "$c/SOURCE_PATH" 2>/dev/null)
 if [[ -n $s && ! -e $s/tests && -d $c/src_tests ]]; then mkdir -p "$s" && ln -s "$c/src_tests" "$s/tests"; fi
 [[ -e /usr/lib/x86_64-linux-gnu/pmix2 ]] || { mkdir -p /usr/lib/x86_64-linux-gnu && ln -s "$c/sys/pmix2" /usr/lib/x86_64-linux-gnu/pmix2; }
-export LD_LIBRARY_PATH=$b/ucx-cuda/lib:$b/lib:$c/sys/lib:/usr/lib/x86_64-linux-gnu/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=$b/ucx-cuda/lib:$b/lib:$c/sys/lib:$c/sys/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The staged PMIx loads its own plugins, not those of a PMIx the machine has at the same path
+# (the GPU image's PMIx 5 plugins fail in PMIx 4.2: "undefined symbol: pmix_output_info").
+export PMIX_MCA_mca_base_component_path=$c/sys/pmix2/lib/pmix
 export PATH=$b/bin:$b/ucx-cuda/bin:$PATH:/usr/local/nvidia/bin
 export AMPI_BUILD=$b
 EOS
