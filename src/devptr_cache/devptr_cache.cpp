@@ -40,9 +40,10 @@ DevPtrCache::~DevPtrCache() {
     for (auto &[ctx, e] : free_events_)
       if (ctx == c.ctx) static_cast<void>(d.cuEventDestroy(e));
   }
-  // Copies still pending here belong to requests the program never completed; their events
-  // go with their contexts.
-  for (const Context &c : contexts_) // safe after a reset too (the driver's documentation)
+  // (Events of copies still pending belong to requests the program never completed: they go with
+  // their contexts.) Our references last: releasing is safe after a reset too (the driver's
+  // documentation).
+  for (const Context &c : contexts_)
     if (c.primary) static_cast<void>(d.cuDevicePrimaryCtxRelease(c.device));
 }
 

@@ -9,6 +9,7 @@
 #include "privatize/libc_state.hpp"
 
 #include "privatize/dynamic.hpp"
+#include "privatize/interpose.hpp"
 
 #include "ranks/pe.hpp"
 #include "ranks/scheduler.hpp"
@@ -274,34 +275,26 @@ GetoptData *find_getopt_data() {
 
 // ---- glibc's own functions ---------------------------------------------------------------------
 
-template <class Fn> Fn glibc(const char *name) {
-  void *p = ::dlsym(RTLD_NEXT, name);
-  if (!p) {
-    std::fprintf(stderr, "ampi: cannot find %s after libampi.so: %s\n", name, ::dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Fn>(p);
-}
-
 struct Glibc {
-  long (*random)() = glibc<long (*)()>("random");
-  void (*srandom)(unsigned) = glibc<void (*)(unsigned)>("srandom");
-  char *(*initstate)(unsigned, char *,
-                     std::size_t) = glibc<char *(*)(unsigned, char *, std::size_t)>("initstate");
-  char *(*setstate)(char *) = glibc<char *(*)(char *)>("setstate");
-  int (*rand)() = glibc<int (*)()>("rand");
-  void (*srand)(unsigned) = glibc<void (*)(unsigned)>("srand");
-  double (*drand48)() = glibc<double (*)()>("drand48");
-  double (*erand48)(unsigned short *) = glibc<double (*)(unsigned short *)>("erand48");
-  long (*lrand48)() = glibc<long (*)()>("lrand48");
-  long (*nrand48)(unsigned short *) = glibc<long (*)(unsigned short *)>("nrand48");
-  long (*mrand48)() = glibc<long (*)()>("mrand48");
-  long (*jrand48)(unsigned short *) = glibc<long (*)(unsigned short *)>("jrand48");
-  void (*srand48)(long) = glibc<void (*)(long)>("srand48");
+  long (*random)() = next_definition<long (*)()>("random");
+  void (*srandom)(unsigned) = next_definition<void (*)(unsigned)>("srandom");
+  char *(*initstate)(unsigned, char *, std::size_t) =
+      next_definition<char *(*)(unsigned, char *, std::size_t)>("initstate");
+  char *(*setstate)(char *) = next_definition<char *(*)(char *)>("setstate");
+  int (*rand)() = next_definition<int (*)()>("rand");
+  void (*srand)(unsigned) = next_definition<void (*)(unsigned)>("srand");
+  double (*drand48)() = next_definition<double (*)()>("drand48");
+  double (*erand48)(unsigned short *) = next_definition<double (*)(unsigned short *)>("erand48");
+  long (*lrand48)() = next_definition<long (*)()>("lrand48");
+  long (*nrand48)(unsigned short *) = next_definition<long (*)(unsigned short *)>("nrand48");
+  long (*mrand48)() = next_definition<long (*)()>("mrand48");
+  long (*jrand48)(unsigned short *) = next_definition<long (*)(unsigned short *)>("jrand48");
+  void (*srand48)(long) = next_definition<void (*)(long)>("srand48");
   unsigned short *(*seed48)(unsigned short *) =
-      glibc<unsigned short *(*)(unsigned short *)>("seed48");
-  void (*lcong48)(unsigned short *) = glibc<void (*)(unsigned short *)>("lcong48");
-  char *(*strtok)(char *, const char *) = glibc<char *(*)(char *, const char *)>("strtok");
+      next_definition<unsigned short *(*)(unsigned short *)>("seed48");
+  void (*lcong48)(unsigned short *) = next_definition<void (*)(unsigned short *)>("lcong48");
+  char *(*strtok)(char *,
+                  const char *) = next_definition<char *(*)(char *, const char *)>("strtok");
 };
 
 const Glibc &next() {

@@ -4,6 +4,7 @@
 // threads.hpp).
 #include "ranks/threads.hpp"
 
+#include "privatize/interpose.hpp"
 #include "ranks/pe.hpp"
 
 #include <dlfcn.h>
@@ -33,15 +34,6 @@ struct CreatedThread {
   bool counted = false;
 };
 thread_local CreatedThread created;
-
-template <class Fn> Fn next_definition(const char *name) {
-  void *p = ::dlsym(RTLD_NEXT, name);
-  if (!p) {
-    std::fprintf(stderr, "ampi: cannot find %s after libampi.so: %s\n", name, ::dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Fn>(p);
-}
 
 // Runs a created thread's start routine, with its rank known; ends by counting it out.
 void *thread_main(void *p) {
@@ -287,7 +279,7 @@ using ampi::ranks::ThreadStart;
 extern "C" int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                               void *(*start_routine)(void *), void *arg) {
   using Fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-  static const Fn real = ampi::ranks::next_definition<Fn>("pthread_create");
+  static const Fn real = ampi::privatize::next_definition<Fn>("pthread_create");
   ampi::Rank *creator = ampi::ranks::creator_rank();
   if (!creator) return real(thread, attr, start_routine, arg);
   auto start = std::make_shared<ThreadStart>();
@@ -327,7 +319,7 @@ extern "C" int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 // A rank's main thread joining one of its threads lets the PE's other ranks run meanwhile.
 extern "C" int pthread_join(pthread_t thread, void **retval) {
   using Fn = int (*)(pthread_t, void **);
-  static const Fn real = ampi::ranks::next_definition<Fn>("pthread_join");
+  static const Fn real = ampi::privatize::next_definition<Fn>("pthread_join");
   ampi::Pe *pe = ampi::Pe::get_if();
   if (pe && pe->threaded() && Threads::depth() == 0 && !ampi::Pe::in_thread() && pe->current_if())
     pe->join_thread(thread);
