@@ -5,7 +5,7 @@
 // getopt state is on glibc 2.36 (optopt+opterr+optind: 12 bytes, optarg: 8, glibc's position: 56),
 // swapped at every switch, as for a program that uses getopt (src/privatize/libc_state.cpp).
 //   usage: context_switch [tasks [yields_per_task [getopt]]]
-#include "ranks/scheduler.hpp"
+#include "ult/scheduler.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -21,16 +21,16 @@ int main(int argc, char **argv) {
   struct {
     alignas(8) std::byte vars[12], gap1[20], arg[8], gap2[8], position[56];
   } libc{}; // the gaps keep the scheduler from joining the regions (libc's are apart too)
-  ampi::ranks::Scheduler sched; // (after libc: its destructor writes the regions back)
+  ampi::ult::Scheduler sched; // (after libc: its destructor writes the regions back)
   if (regions) {
     sched.add_region(libc.vars, sizeof libc.vars);
     sched.add_region(libc.arg, sizeof libc.arg);
     sched.add_region(libc.position, sizeof libc.position);
   }
-  std::vector<std::unique_ptr<ampi::ranks::Task>> all;
+  std::vector<std::unique_ptr<ampi::ult::Task>> all;
   std::vector<std::unique_ptr<std::byte[]>> images;
   for (int i = 0; i < tasks; ++i) {
-    all.push_back(std::make_unique<ampi::ranks::Task>(64 * 1024, [&sched, yields] {
+    all.push_back(std::make_unique<ampi::ult::Task>(64 * 1024, [&sched, yields] {
       for (long k = 0; k < yields; ++k)
         sched.yield();
     }));

@@ -9,7 +9,7 @@
 # AMPI_SANITIZE: empty or OFF (no sanitizer), or a comma-separated list of address, undefined,
 # thread (thread excludes address). `address,undefined` is what CI runs (scripts/test.sh).
 # `thread` builds, but ThreadSanitizer is not told about the ranks' context switches
-# (src/ranks/scheduler.cpp announces them to ASan only) and the uninstrumented libpmix/UCX threads
+# (src/ult/scheduler.cpp announces them to ASan only) and the uninstrumented libpmix/UCX threads
 # give it false reports: MPI programs with several ranks crash under it. The valgrind tests are
 # the second tool instead.
 #
@@ -130,7 +130,7 @@ _ampi_san_setenv(LDFLAGS " " "${_ampi_san_ldflags}")
 if("address" IN_LIST _ampi_san_list)
   # detect_stack_use_after_return=0: fake stacks (use-after-return detection) do not follow the
   # ranks' stack switches. The switches themselves are announced to ASan by
-  # src/ranks/scheduler.cpp (__sanitizer_start_switch_fiber / __sanitizer_finish_switch_fiber).
+  # src/ult/scheduler.cpp (__sanitizer_start_switch_fiber / __sanitizer_finish_switch_fiber).
   # handle_segv=0: SIGSEGV stays the program's (the library's stack-overflow report, UCX's
   # handler), so a crashing process still dies of the signal as the failure tests expect
   # (failure_modes.crash: status 139). Every access ASan instruments is still checked; only a

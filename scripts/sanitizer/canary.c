@@ -3,7 +3,7 @@
  * named by argv[1], in the last rank, on that rank's own stack, after every rank has gone through
  * a few context switches; the test checks that the sanitizer reports it, in the right function.
  * They show that the sanitizer build is armed: the rank stacks are known to ASan (fiber
- * annotations in src/ranks/scheduler.cpp), UBSan ends the program, and LeakSanitizer reports a
+ * annotations in src/ult/scheduler.cpp), UBSan ends the program, and LeakSanitizer reports a
  * leak of ours (scripts/lsan.supp does not hide it).
  *
  *   heap     a write past a malloc'ed block           -> AddressSanitizer: heap-buffer-overflow

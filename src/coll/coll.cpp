@@ -3,7 +3,7 @@
 #include "coll/coll.hpp"
 
 #include "p2p/p2p.hpp"
-#include "ranks/pe.hpp"
+#include "core/pe.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -2,15 +2,15 @@
 #include "comm/context.hpp"
 
 #include "coll/coll.hpp"
-#include "ranks/rank.hpp"
+#include "core/rank.hpp"
 
 namespace ampi::comm {
 
 std::uint32_t agree_context(Rank &self, const Comm &parent) {
-  std::uint32_t id = self.next_context;
+  std::uint32_t id = self.comm.next_context;
   const coll::Reducer max{datatype::reduction(MPI_MAX, MPI_UINT32_T), sizeof id};
   coll::allreduce(parent, nullptr, &id, 1, max);
-  self.next_context = id + 2;
+  self.comm.next_context = id + 2;
   return id;
 }
 

@@ -3,8 +3,8 @@
 // and the predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
 // MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, MPI_APPNUM), readable on every communicator.
 #include "mpi/comm_util.hpp"
-#include "ranks/pe.hpp"
-#include "ranks/rank.hpp"
+#include "core/pe.hpp"
+#include "core/rank.hpp"
 
 #include <cstring>
 
@@ -51,7 +51,7 @@ const int *predefined_value(Rank &self, int keyval) {
   case MPI_UNIVERSE_SIZE:
     return &self.pe.config().placement.world_size;
   case MPI_LASTUSEDCODE:
-    return &self.comm_objects.errors.last_used_code;
+    return &self.comm.objects.errors.last_used_code;
   case MPI_APPNUM:
     return &kAttrs.appnum;
   default:
@@ -71,7 +71,7 @@ int create_keyval(comm::CopyAttrFn *copy, comm::DeleteAttrFn *del, int *keyval, 
   // The predefined "null" callbacks need not be called at all.
   if (copy == &MPI_COMM_NULL_COPY_FN || copy == &MPI_NULL_COPY_FN) copy = nullptr;
   if (del == &MPI_COMM_NULL_DELETE_FN || del == &MPI_NULL_DELETE_FN) del = nullptr;
-  *keyval = self->comm_objects.keyvals.create(comm::ObjectKind::Comm, copy, del, extra);
+  *keyval = self->comm.objects.keyvals.create(comm::ObjectKind::Comm, copy, del, extra);
   return MPI_SUCCESS;
 }
 
@@ -81,12 +81,12 @@ int free_keyval(int *keyval, const char *fn) {
   if (is_predefined(*keyval))
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "%s=%d is predefined", keyval_arg(fn),
                  *keyval);
-  comm::Keyval *k = self->comm_objects.keyvals.find(*keyval, comm::ObjectKind::Comm);
+  comm::Keyval *k = self->comm.objects.keyvals.find(*keyval, comm::ObjectKind::Comm);
   if (!k)
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn,
                  "%s=%d is not a communicator keyval (or was freed)", keyval_arg(fn), *keyval);
   k->freed = true; // values still attached keep it alive for their delete callbacks
-  self->comm_objects.keyvals.release(*keyval);
+  self->comm.objects.keyvals.release(*keyval);
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
@@ -97,10 +97,10 @@ int set_attr(MPI_Comm comm, int keyval, void *value, const char *fn) {
   if (is_predefined(keyval))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is predefined (read-only)", keyval_arg(fn),
                  keyval);
-  if (!self->comm_objects.keyvals.find(keyval, comm::ObjectKind::Comm))
+  if (!self->comm.objects.keyvals.find(keyval, comm::ObjectKind::Comm))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is not a communicator keyval", keyval_arg(fn),
                  keyval);
-  if (int e = comm::set_attr(self->comm_objects.keyvals, c->attrs, comm, keyval, value))
+  if (int e = comm::set_attr(self->comm.objects.keyvals, c->attrs, comm, keyval, value))
     return raise(comm, e, fn, "the delete callback of the old value returned %d", e);
   return MPI_SUCCESS;
 }
@@ -114,7 +114,7 @@ int get_attr(MPI_Comm comm, int keyval, void *value, int *flag, const char *fn) 
     *flag = 1;
     return MPI_SUCCESS;
   }
-  if (!self->comm_objects.keyvals.find(keyval, comm::ObjectKind::Comm))
+  if (!self->comm.objects.keyvals.find(keyval, comm::ObjectKind::Comm))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is not a communicator keyval", keyval_arg(fn),
                  keyval);
   void **v = c->attrs.find(keyval);
@@ -129,10 +129,10 @@ int delete_attr(MPI_Comm comm, int keyval, const char *fn) {
   if (is_predefined(keyval))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is predefined (read-only)", keyval_arg(fn),
                  keyval);
-  if (!self->comm_objects.keyvals.find(keyval, comm::ObjectKind::Comm))
+  if (!self->comm.objects.keyvals.find(keyval, comm::ObjectKind::Comm))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is not a communicator keyval", keyval_arg(fn),
                  keyval);
-  const int e = comm::delete_attr(self->comm_objects.keyvals, c->attrs, comm, keyval);
+  const int e = comm::delete_attr(self->comm.objects.keyvals, c->attrs, comm, keyval);
   if (e == MPI_ERR_KEYVAL)
     return raise(comm, e, fn, "the communicator has no attribute for %s=%d", keyval_arg(fn),
                  keyval);

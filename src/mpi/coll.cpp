@@ -14,11 +14,11 @@ namespace {
 
 constexpr unsigned kUserOpKind = 0x58000100; // user operations: kUserOpKind | index
 
-Rank::UserOp *find_user_op(Rank &self, MPI_Op op) {
+coll::UserOp *find_user_op(Rank &self, MPI_Op op) {
   const unsigned i = static_cast<unsigned>(op) - kUserOpKind;
-  if (static_cast<unsigned>(op) < kUserOpKind || i >= self.user_ops.size() || !self.user_ops[i])
+  if (static_cast<unsigned>(op) < kUserOpKind || i >= self.coll.user_ops.size() || !self.coll.user_ops[i])
     return nullptr;
-  return &*self.user_ops[i];
+  return &*self.coll.user_ops[i];
 }
 
 bool predefined_op(MPI_Op op) {
@@ -31,7 +31,7 @@ bool ampi::mpi::coll_detail::make_reducer(Call &call, MPI_Op op, MPI_Datatype ha
                                           const datatype::Type &t, coll::Reducer &out) {
   out = coll::Reducer{};
   out.extent = t.size;
-  if (Rank::UserOp *u = find_user_op(*call.self, op)) {
+  if (coll::UserOp *u = find_user_op(*call.self, op)) {
     out.user = u->fn;
     out.commutative = u->commutative;
     out.handle = handle;
@@ -340,12 +340,12 @@ extern "C" int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *o
   auto self = enter(fn);
   if (!user_fn) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "user_fn=NULL");
   if (!op) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op=NULL");
-  auto &ops = self->user_ops;
+  auto &ops = self->coll.user_ops;
   std::size_t i = 0;
   while (i < ops.size() && ops[i])
     ++i;
   if (i == ops.size()) ops.emplace_back();
-  ops[i] = Rank::UserOp{user_fn, commute != 0};
+  ops[i] = coll::UserOp{user_fn, commute != 0};
   *op = static_cast<MPI_Op>(kUserOpKind + static_cast<unsigned>(i));
   return MPI_SUCCESS;
 }
@@ -362,7 +362,7 @@ extern "C" int PMPI_Op_free(MPI_Op *op) {
     return raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "op 0x%x is not a valid operation",
                  static_cast<unsigned>(*op));
   // Collectives in flight keep their own copy of the function pointer.
-  self->user_ops[static_cast<unsigned>(*op) - kUserOpKind].reset();
+  self->coll.user_ops[static_cast<unsigned>(*op) - kUserOpKind].reset();
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }
@@ -372,7 +372,7 @@ extern "C" int PMPI_Op_commutative(MPI_Op op, int *commute) {
   static constexpr const char *fn = "MPI_Op_commutative";
   auto self = enter(fn);
   if (!commute) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "commute=NULL");
-  if (Rank::UserOp *u = find_user_op(*self, op)) {
+  if (coll::UserOp *u = find_user_op(*self, op)) {
     *commute = u->commutative;
     return MPI_SUCCESS;
   }

@@ -77,7 +77,7 @@ struct Call {
       return MPI_SUCCESS;
     }
     const int tag = coll::next_tag(*c, ntags);
-    p2p::Request &r = self->requests.create(*self);
+    p2p::Request &r = self->p2p.requests.create(*self);
     r.kind = p2p::Kind::Send; // its status carries nothing but MPI_ERROR
     r.comm = h;
     *req = r.handle;

@@ -8,7 +8,7 @@
 #include "mpi/comm_util.hpp"
 #include "p2p/p2p.hpp"
 #include "pmi/host.hpp"
-#include "ranks/rank.hpp"
+#include "core/rank.hpp"
 
 #include <unistd.h>
 
@@ -31,7 +31,7 @@ comm::Comm &install_comm(Rank &self, const comm::Comm &parent,
   d->group = std::move(group);
   d->errhandler = parent.errhandler;
   errhandler_retain(self, d->errhandler);
-  return self.comms.add(std::move(d));
+  return self.comm.comms.add(std::move(d));
 }
 
 comm::Comm *split_comm(Rank &self, const comm::Comm &c, int color, int key) {
@@ -40,13 +40,13 @@ comm::Comm *split_comm(Rank &self, const comm::Comm &c, int color, int key) {
     int color, key;
     std::uint32_t next_context;
   };
-  const Entry mine{color, key, self.next_context};
+  const Entry mine{color, key, self.comm.next_context};
   std::vector<Entry> all(static_cast<std::size_t>(c.size()));
   coll::allgather(c, &mine, all.data(), sizeof(Entry));
   std::uint32_t context = 0;
   for (const Entry &e : all)
     context = std::max(context, e.next_context);
-  self.next_context = context + 2;
+  self.comm.next_context = context + 2;
   if (color == MPI_UNDEFINED) return nullptr;
   std::vector<int> members; // parent ranks with my color, ordered by (key, parent rank)
   for (int r = 0; r < c.size(); ++r)
@@ -65,16 +65,16 @@ comm::Comm *split_comm(Rank &self, const comm::Comm &c, int color, int key) {
 
 int free_comm(Rank &self, comm::Comm &c, const char *fn) {
   const MPI_Comm h = c.handle;
-  if (int e = comm::delete_all_attrs(self.comm_objects.keyvals, c.attrs, h); e != MPI_SUCCESS)
+  if (int e = comm::delete_all_attrs(self.comm.objects.keyvals, c.attrs, h); e != MPI_SUCCESS)
     return raise(h, e, fn, "an attribute delete callback returned %d", e);
   errhandler_release(self, c.errhandler);
-  self.comms.remove(h);
+  self.comm.comms.remove(h);
   return MPI_SUCCESS;
 }
 
 void finalize_comm_attrs(Rank &self) {
-  if (comm::Comm *c = self.comms.find(MPI_COMM_SELF))
-    (void)comm::delete_all_attrs(self.comm_objects.keyvals, c->attrs, MPI_COMM_SELF);
+  if (comm::Comm *c = self.comm.comms.find(MPI_COMM_SELF))
+    (void)comm::delete_all_attrs(self.comm.objects.keyvals, c->attrs, MPI_COMM_SELF);
 }
 
 } // namespace ampi::mpi
@@ -108,10 +108,10 @@ int dup_comm(Rank &self, comm::Comm &c, const comm::Info *info, MPI_Comm *newcom
   comm::Comm &d = install_comm(self, c, c.group, c.rank, context);
   d.topology = c.topology;
   d.info = info ? *info : c.info;
-  if (int e = comm::copy_attrs(self.comm_objects.keyvals, c.attrs, c.handle, d.attrs, d.handle);
+  if (int e = comm::copy_attrs(self.comm.objects.keyvals, c.attrs, c.handle, d.attrs, d.handle);
       e != MPI_SUCCESS) {
     errhandler_release(self, d.errhandler);
-    self.comms.remove(d.handle);
+    self.comm.comms.remove(d.handle);
     *newcomm = MPI_COMM_NULL;
     return raise(c.handle, e, fn, "an attribute copy callback returned %d", e);
   }
@@ -184,7 +184,7 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcom
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
-  const comm::Group *g = self->groups.find(group);
+  const comm::Group *g = self->comm.groups.find(group);
   if (!g)
     return raise(comm, MPI_ERR_GROUP, fn, "%s",
                  group == MPI_GROUP_NULL ? "group=MPI_GROUP_NULL" : "group is not a valid group");
@@ -212,7 +212,7 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
-  const comm::Group *g = self->groups.find(group);
+  const comm::Group *g = self->comm.groups.find(group);
   if (!g)
     return raise(comm, MPI_ERR_GROUP, fn, "%s",
                  group == MPI_GROUP_NULL ? "group=MPI_GROUP_NULL" : "group is not a valid group");
@@ -235,7 +235,7 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   // over a side channel of the parent (its context with the top bit set), separated by `tag`, by
   // a gather to group rank 0 and a send back.
   const std::uint32_t channel = c->context | 0x80000000u;
-  std::uint32_t context = self->next_context;
+  std::uint32_t context = self->comm.next_context;
   if (rank == 0) {
     for (int r = 1; r < g->size(); ++r) {
       std::uint32_t v = 0;
@@ -248,7 +248,7 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
     p2p::send({channel, c->rank, tag, g->world_rank(0)}, &context, sizeof context);
     p2p::recv(channel, parent_rank[0], tag, &context, sizeof context);
   }
-  self->next_context = context + 2;
+  self->comm.next_context = context + 2;
   std::vector<int> world(static_cast<std::size_t>(g->size()));
   for (int r = 0; r < g->size(); ++r)
     world[static_cast<std::size_t>(r)] = g->world_rank(r);
@@ -376,7 +376,7 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!info_used) return raise(comm, MPI_ERR_ARG, fn, "info_used=NULL");
-  *info_used = self->comm_objects.infos.add(c->info);
+  *info_used = self->comm.objects.infos.add(c->info);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_get_info)

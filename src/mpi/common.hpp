@@ -7,7 +7,7 @@
 #include "datatype/datatype.hpp"
 #include "datatype/type.hpp"
 #include "mpi/errors.hpp"
-#include "ranks/pe.hpp"
+#include "core/pe.hpp"
 
 #include <mpi.h>
 
@@ -19,7 +19,7 @@ namespace ampi::mpi {
 inline constexpr int kTagUb = (1 << 30) - 1;
 
 // What enter() returns: the calling rank (a pointer to it, never null), for the length of one MPI
-// call. While its PE is threaded (MPI_THREAD_SERIALIZED/MULTIPLE, src/ranks/threads.hpp) it also
+// call. While its PE is threaded (MPI_THREAD_SERIALIZED/MULTIPLE, src/ult/os_threads.hpp) it also
 // holds the PE's mutex and releases it at the end of the call, so keep it for the whole call:
 // `auto self = enter(fn);` (`auto self = enter(fn);` does not compile: it would drop the mutex at
 // once).
@@ -30,7 +30,7 @@ public:
   Entered &operator=(const Entered &) = delete;
   // The calling OS thread is inside the library (depth > 0) only while its PE is threaded.
   ~Entered() {
-    if (ranks::Threads::depth() != 0) [[unlikely]]
+    if (ult::Threads::depth() != 0) [[unlikely]]
       Pe::get().leave_call();
   }
   Rank *operator->() const noexcept { return rank_; }
@@ -71,7 +71,7 @@ std::size_t bad_type(MPI_Datatype t, MPI_Comm comm, const char *fn, int *err);
 
 // The communicator behind `h` for the calling rank, or nullptr after raising MPI_ERR_COMM.
 inline comm::Comm *find_comm(Rank &self, MPI_Comm h, const char *fn, int *err) {
-  if (comm::Comm *c = self.comms.find(h)) [[likely]]
+  if (comm::Comm *c = self.comm.comms.find(h)) [[likely]]
     return c;
   return bad_comm(h, fn, err);
 }

@@ -19,7 +19,7 @@ using datatype::Input;
 
 const datatype::Type *ampi::mpi::find_derived_type(Rank &self, MPI_Datatype t, MPI_Comm comm,
                                                    const char *fn, int *err) {
-  Derived *d = self.types.find(t);
+  Derived *d = self.datatype.types.find(t);
   if (!d) [[unlikely]] {
     bad_type(t, comm, fn, err);
     return nullptr;
@@ -42,7 +42,7 @@ constexpr MPI_Comm kWorld = MPI_COMM_WORLD;
 bool resolve(Rank &self, MPI_Datatype t, const char *fn, const char *arg, Input &out, int *err) {
   out = datatype::predefined_input(t);
   if (out.type) return true;
-  if (std::shared_ptr<Derived> d = self.types.hold(t)) {
+  if (std::shared_ptr<Derived> d = self.datatype.types.hold(t)) {
     out = datatype::derived_input(t, std::move(d));
     return true;
   }
@@ -65,7 +65,7 @@ int null_arg(const char *fn, const char *what) {
 }
 
 int finish_new(Rank &self, std::shared_ptr<Derived> d, MPI_Datatype *newtype) {
-  *newtype = self.types.add(std::move(d));
+  *newtype = self.datatype.types.add(std::move(d));
   return MPI_SUCCESS;
 }
 
@@ -301,15 +301,15 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   auto d = datatype::make_dup(old);
   // A duplicate of a committed type is committed, and gets the attributes copy callbacks give.
   d->type.committed = !old.derived || old.derived->type.committed;
-  const MPI_Datatype h = self->types.add(std::move(d));
-  if (auto it = self->type_attrs.find(oldtype);
-      it != self->type_attrs.end() && !it->second.empty()) {
+  const MPI_Datatype h = self->datatype.types.add(std::move(d));
+  if (auto it = self->comm.type_attrs.find(oldtype);
+      it != self->comm.type_attrs.end() && !it->second.empty()) {
     comm::AttrStore copied;
-    if (int e = comm::copy_attrs(self->comm_objects.keyvals, it->second, oldtype, copied, h)) {
-      self->types.remove(h);
+    if (int e = comm::copy_attrs(self->comm.objects.keyvals, it->second, oldtype, copied, h)) {
+      self->datatype.types.remove(h);
       return raise(kWorld, e, fn, "an attribute copy callback returned %d", e);
     }
-    if (!copied.empty()) self->type_attrs[h] = std::move(copied);
+    if (!copied.empty()) self->comm.type_attrs[h] = std::move(copied);
   }
   *newtype = h;
   return MPI_SUCCESS;
@@ -321,7 +321,7 @@ extern "C" int PMPI_Type_commit(MPI_Datatype *datatype) {
   AMPI_ENTER(fn)
   if (!datatype) return null_arg(fn, "datatype");
   if (datatype::predefined(*datatype)) return MPI_SUCCESS;
-  Derived *d = self->types.find(*datatype);
+  Derived *d = self->datatype.types.find(*datatype);
   if (!d) return bad_type(*datatype, kWorld, fn, &err), err;
   d->type.committed = true;
   return MPI_SUCCESS;
@@ -335,14 +335,14 @@ extern "C" int PMPI_Type_free(MPI_Datatype *datatype) {
   if (datatype::predefined(*datatype))
     return raise(kWorld, MPI_ERR_TYPE, fn, "datatype=%s is predefined and cannot be freed",
                  type_label(*datatype));
-  if (!self->types.find(*datatype)) return bad_type(*datatype, kWorld, fn, &err), err;
-  if (auto it = self->type_attrs.find(*datatype); it != self->type_attrs.end()) {
-    if (int e = comm::delete_all_attrs(self->comm_objects.keyvals, it->second, *datatype))
+  if (!self->datatype.types.find(*datatype)) return bad_type(*datatype, kWorld, fn, &err), err;
+  if (auto it = self->comm.type_attrs.find(*datatype); it != self->comm.type_attrs.end()) {
+    if (int e = comm::delete_all_attrs(self->comm.objects.keyvals, it->second, *datatype))
       return raise(kWorld, e, fn, "an attribute delete callback returned %d", e);
-    self->type_attrs.erase(it);
+    self->comm.type_attrs.erase(it);
   }
   // Types built from it and pending operations hold the record itself.
-  self->types.remove(*datatype);
+  self->datatype.types.remove(*datatype);
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }
@@ -416,7 +416,7 @@ extern "C" int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *r
     name = t.derived->name.c_str();
   } else {
     const unsigned i = static_cast<unsigned>(datatype) ^ datatype::kBuiltinKind;
-    const auto &names = self->predefined_type_names;
+    const auto &names = self->datatype.predefined_type_names;
     name = i < names.size() && !names[i].empty() ? names[i].c_str()
                                                  : datatype::builtin(datatype)->name;
   }
@@ -435,10 +435,10 @@ extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name) 
   if (!type_name) return null_arg(fn, "type_name");
   const std::string name(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
   if (t.derived) {
-    self->types.find(datatype)->name = name;
+    self->datatype.types.find(datatype)->name = name;
   } else {
     const unsigned i = static_cast<unsigned>(datatype) ^ datatype::kBuiltinKind;
-    auto &names = self->predefined_type_names;
+    auto &names = self->datatype.predefined_type_names;
     if (names.size() <= i) names.resize(datatype::kBuiltinCount);
     names[i] = name;
   }
@@ -495,7 +495,7 @@ extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, i
   for (std::size_t i = 0; i < d.types.size(); ++i) {
     // Derived inputs come back as new handles to the same type (the caller frees them).
     array_of_datatypes[i] =
-        d.sub[i] ? self->types.add(std::const_pointer_cast<Derived>(d.sub[i])) : d.types[i];
+        d.sub[i] ? self->datatype.types.add(std::const_pointer_cast<Derived>(d.sub[i])) : d.types[i];
   }
   return MPI_SUCCESS;
 }
@@ -514,14 +514,14 @@ extern "C" int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_at
   comm::DeleteAttrFn *del = type_delete_attr_fn;
   if (copy == &MPI_TYPE_NULL_COPY_FN) copy = nullptr;
   if (del == &MPI_TYPE_NULL_DELETE_FN) del = nullptr;
-  *type_keyval = self->comm_objects.keyvals.create(comm::ObjectKind::Type, copy, del, extra_state);
+  *type_keyval = self->comm.objects.keyvals.create(comm::ObjectKind::Type, copy, del, extra_state);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Type_create_keyval)
 
 namespace {
 comm::Keyval *type_keyval(Rank &self, int keyval, const char *fn, int *err) {
-  comm::Keyval *k = self.comm_objects.keyvals.find(keyval, comm::ObjectKind::Type);
+  comm::Keyval *k = self.comm.objects.keyvals.find(keyval, comm::ObjectKind::Type);
   if (!k)
     *err = raise(kWorld, MPI_ERR_KEYVAL, fn,
                  "type_keyval=%d is not a datatype keyval (or was freed)", keyval);
@@ -536,7 +536,7 @@ extern "C" int PMPI_Type_free_keyval(int *type_keyval_handle) {
   comm::Keyval *k = type_keyval(*self, *type_keyval_handle, fn, &err);
   if (!k) return err;
   k->freed = true; // values still attached keep it alive for their delete callbacks
-  self->comm_objects.keyvals.release(*type_keyval_handle);
+  self->comm.objects.keyvals.release(*type_keyval_handle);
   *type_keyval_handle = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
@@ -548,7 +548,7 @@ extern "C" int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval_handle,
   AMPI_ENTER(fn)
   AMPI_RESOLVE(t, datatype, fn, "datatype")
   if (!type_keyval(*self, type_keyval_handle, fn, &err)) return err;
-  if (int e = comm::set_attr(self->comm_objects.keyvals, self->type_attrs[datatype], datatype,
+  if (int e = comm::set_attr(self->comm.objects.keyvals, self->comm.type_attrs[datatype], datatype,
                              type_keyval_handle, attribute_val))
     return raise(kWorld, e, fn, "the delete callback of the old value returned %d", e);
   return MPI_SUCCESS;
@@ -563,7 +563,7 @@ extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval_handle,
   if (!attribute_val || !flag) return null_arg(fn, "attribute_val or flag");
   if (!type_keyval(*self, type_keyval_handle, fn, &err)) return err;
   void **v = nullptr;
-  if (auto it = self->type_attrs.find(datatype); it != self->type_attrs.end())
+  if (auto it = self->comm.type_attrs.find(datatype); it != self->comm.type_attrs.end())
     v = it->second.find(type_keyval_handle);
   *flag = v != nullptr;
   if (v) *static_cast<void **>(attribute_val) = *v;
@@ -576,11 +576,11 @@ extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval_hand
   AMPI_ENTER(fn)
   AMPI_RESOLVE(t, datatype, fn, "datatype")
   if (!type_keyval(*self, type_keyval_handle, fn, &err)) return err;
-  auto it = self->type_attrs.find(datatype);
+  auto it = self->comm.type_attrs.find(datatype);
   const int e =
-      it == self->type_attrs.end()
+      it == self->comm.type_attrs.end()
           ? MPI_ERR_KEYVAL
-          : comm::delete_attr(self->comm_objects.keyvals, it->second, datatype, type_keyval_handle);
+          : comm::delete_attr(self->comm.objects.keyvals, it->second, datatype, type_keyval_handle);
   if (e == MPI_ERR_KEYVAL)
     return raise(kWorld, e, fn, "the datatype has no attribute for type_keyval=%d",
                  type_keyval_handle);

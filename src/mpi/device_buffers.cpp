@@ -2,7 +2,7 @@
 // device_buffers.hpp).
 #include "mpi/device_buffers.hpp"
 
-#include "ranks/pe.hpp"
+#include "core/pe.hpp"
 
 #include <algorithm>
 #include <cstring>

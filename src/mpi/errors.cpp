@@ -2,7 +2,7 @@
 // MPI_Add_error_class/code/string), error handlers (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, user
 // handlers) and the functions that raise errors for the rest of the MPI layer.
 #include "mpi/common.hpp"
-#include "ranks/rank.hpp"
+#include "core/rank.hpp"
 
 #include <cstdarg>
 #include <cstdio>
@@ -91,7 +91,7 @@ constexpr int kErrhandlerKind = 0x54000000;
 const comm::UserErrors::Entry *user_error(int code) {
   Pe *pe = Pe::get_if();
   Rank *self = pe ? pe->current_if() : nullptr;
-  return self ? self->comm_objects.errors.find(code) : nullptr;
+  return self ? self->comm.objects.errors.find(code) : nullptr;
 }
 
 [[noreturn]] void fatal(Rank *self, int code, const char *fn, const char *detail) {
@@ -121,10 +121,10 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
   if (eh == MPI_ERRORS_RETURN) return code;
   if (eh == MPI_ERRORS_ARE_FATAL || !self) fatal(self, code, fn, detail);
   const unsigned idx = (static_cast<unsigned>(eh) ^ kErrhandlerKind) - 2;
-  if (idx < self->errhandlers.size() && self->errhandlers[idx].fn) {
+  if (idx < self->comm.errhandlers.size() && self->comm.errhandlers[idx].fn) {
     MPI_Comm h = c->handle;
     int e = code;
-    self->errhandlers[idx].fn(&h, &e, detail);
+    self->comm.errhandlers[idx].fn(&h, &e, detail);
     return code;
   }
   fatal(self, code, fn, detail);
@@ -134,13 +134,13 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
 
 void errhandler_retain(Rank &self, MPI_Errhandler eh) {
   const unsigned idx = static_cast<unsigned>(eh) ^ kErrhandlerKind;
-  if (idx >= 2 && idx - 2 < self.errhandlers.size()) ++self.errhandlers[idx - 2].refs;
+  if (idx >= 2 && idx - 2 < self.comm.errhandlers.size()) ++self.comm.errhandlers[idx - 2].refs;
 }
 
 void errhandler_release(Rank &self, MPI_Errhandler eh) {
   const unsigned idx = static_cast<unsigned>(eh) ^ kErrhandlerKind;
-  if (idx >= 2 && idx - 2 < self.errhandlers.size() && --self.errhandlers[idx - 2].refs == 0)
-    self.errhandlers[idx - 2].fn = nullptr;
+  if (idx >= 2 && idx - 2 < self.comm.errhandlers.size() && --self.comm.errhandlers[idx - 2].refs == 0)
+    self.comm.errhandlers[idx - 2].fn = nullptr;
 }
 
 int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
@@ -153,8 +153,8 @@ int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
   Rank *self = pe ? pe->current_if() : nullptr;
   comm::Comm *c = nullptr;
   if (self) {
-    c = self->comms.find(comm);
-    if (!c) c = self->comms.find(MPI_COMM_WORLD);
+    c = self->comm.comms.find(comm);
+    if (!c) c = self->comm.comms.find(MPI_COMM_WORLD);
   }
   return dispatch(self, c, code, fn, detail);
 }
@@ -271,7 +271,7 @@ extern "C" int PMPI_Add_error_class(int *errorclass) {
   static constexpr const char *fn = "MPI_Add_error_class";
   auto self = enter(fn);
   if (!errorclass) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorclass=NULL");
-  *errorclass = self->comm_objects.errors.add(-1);
+  *errorclass = self->comm.objects.errors.add(-1);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Add_error_class)
@@ -280,13 +280,13 @@ extern "C" int PMPI_Add_error_code(int errorclass, int *errorcode) {
   static constexpr const char *fn = "MPI_Add_error_code";
   auto self = enter(fn);
   if (!errorcode) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorcode=NULL");
-  const comm::UserErrors::Entry *u = self->comm_objects.errors.find(errorclass);
+  const comm::UserErrors::Entry *u = self->comm.objects.errors.find(errorclass);
   const bool is_class =
       (find_class(errorclass) && errorclass != MPI_SUCCESS) || (u && u->error_class == errorclass);
   if (!is_class)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorclass=%d is not an error class",
                  errorclass);
-  *errorcode = self->comm_objects.errors.add(errorclass);
+  *errorcode = self->comm.objects.errors.add(errorclass);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Add_error_code)
@@ -299,7 +299,7 @@ extern "C" int PMPI_Add_error_string(int errorcode, const char *string) {
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
                  "string is longer than MPI_MAX_ERROR_STRING-1=%d characters",
                  MPI_MAX_ERROR_STRING - 1);
-  auto &errors = self->comm_objects.errors;
+  auto &errors = self->comm.objects.errors;
   if (!errors.find(errorcode))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
                  "errorcode=%d was not added by MPI_Add_error_class/code (predefined codes keep "
@@ -318,7 +318,7 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
   if (!c) return err;
   const unsigned idx = (static_cast<unsigned>(errhandler) ^ kErrhandlerKind);
   const bool valid =
-      idx < 2 || (idx - 2 < self->errhandlers.size() && self->errhandlers[idx - 2].fn != nullptr);
+      idx < 2 || (idx - 2 < self->comm.errhandlers.size() && self->comm.errhandlers[idx - 2].fn != nullptr);
   if (!valid) return raise(comm, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
   errhandler_retain(*self, errhandler);
   errhandler_release(*self, c->errhandler);
@@ -346,9 +346,9 @@ extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *functio
   auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
-  self->errhandlers.push_back({function, 1});
+  self->comm.errhandlers.push_back({function, 1});
   *errhandler =
-      static_cast<MPI_Errhandler>(kErrhandlerKind | static_cast<int>(self->errhandlers.size() + 1));
+      static_cast<MPI_Errhandler>(kErrhandlerKind | static_cast<int>(self->comm.errhandlers.size() + 1));
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)
@@ -359,9 +359,9 @@ extern "C" int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
   if (!errhandler) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler=NULL");
   const unsigned idx = static_cast<unsigned>(*errhandler) ^ kErrhandlerKind;
   if (idx >= 2) {
-    if (idx - 2 >= self->errhandlers.size() || !self->errhandlers[idx - 2].fn)
+    if (idx - 2 >= self->comm.errhandlers.size() || !self->comm.errhandlers[idx - 2].fn)
       return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
-    if (--self->errhandlers[idx - 2].refs == 0) self->errhandlers[idx - 2].fn = nullptr;
+    if (--self->comm.errhandlers[idx - 2].refs == 0) self->comm.errhandlers[idx - 2].fn = nullptr;
   } else if (idx > 1) {
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
   }

@@ -2,7 +2,7 @@
 // translation, comparison, the subset constructors (incl, excl, range_incl, range_excl), the set
 // operations (union, intersection, difference) and free. Errors go to MPI_COMM_WORLD's handler.
 #include "mpi/comm_util.hpp"
-#include "ranks/rank.hpp"
+#include "core/rank.hpp"
 
 #include <algorithm>
 #include <unordered_set>
@@ -14,7 +14,7 @@ using namespace ampi::mpi;
 namespace ampi::mpi {
 
 const comm::Group *find_group(Rank &self, MPI_Group h, const char *fn, int *err) {
-  const comm::Group *g = self.groups.find(h);
+  const comm::Group *g = self.comm.groups.find(h);
   if (!g)
     *err = raise(MPI_COMM_WORLD, MPI_ERR_GROUP, fn, "%s",
                  h == MPI_GROUP_NULL ? "group=MPI_GROUP_NULL" : "group is not a valid group");
@@ -41,7 +41,7 @@ std::unordered_set<int> member_set(const comm::Group &g) {
 }
 
 MPI_Group new_group(Rank &self, std::vector<int> world) {
-  return world.empty() ? MPI_GROUP_EMPTY : self.groups.add(comm::Group::list(std::move(world)));
+  return world.empty() ? MPI_GROUP_EMPTY : self.comm.groups.add(comm::Group::list(std::move(world)));
 }
 
 // The ranks that the (first, last, stride) triplets name, each checked to be in the group and
@@ -79,7 +79,7 @@ extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
   if (!group) return raise(comm, MPI_ERR_ARG, fn, "group=NULL");
-  *group = self->groups.add(c->group);
+  *group = self->comm.groups.add(c->group);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_group)
@@ -110,7 +110,7 @@ extern "C" int PMPI_Group_free(MPI_Group *group) {
   if (!group) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "group=NULL");
   AMPI_GROUP_OR_RETURN(*self, g, *group, fn)
   (void)g;
-  self->groups.remove(*group); // MPI_GROUP_EMPTY stays
+  self->comm.groups.remove(*group); // MPI_GROUP_EMPTY stays
   *group = MPI_GROUP_NULL;
   return MPI_SUCCESS;
 }

@@ -2,8 +2,8 @@
 // MPI_INFO_ENV (the command, its arguments, the number of ranks, the host, the working
 // directory and the thread level). Errors go to MPI_COMM_WORLD's handler.
 #include "mpi/comm_util.hpp"
-#include "ranks/pe.hpp"
-#include "ranks/rank.hpp"
+#include "core/pe.hpp"
+#include "core/rank.hpp"
 
 #include <unistd.h>
 
@@ -25,7 +25,7 @@ void fill_env(Rank &self, comm::Info &env) {
       argv += (i > 1 ? " " : "") + self.args[i];
     env.set("argv", argv);
   }
-  env.set("maxprocs", std::to_string(self.comms.find(MPI_COMM_WORLD)->size()));
+  env.set("maxprocs", std::to_string(self.comm.comms.find(MPI_COMM_WORLD)->size()));
   char buf[4096];
   if (::gethostname(buf, sizeof buf - 1) == 0) {
     buf[sizeof buf - 1] = '\0';
@@ -40,7 +40,7 @@ void fill_env(Rank &self, comm::Info &env) {
 } // namespace
 
 comm::Info *find_info(Rank &self, MPI_Info h, const char *fn, int *err) {
-  auto &table = self.comm_objects.infos;
+  auto &table = self.comm.objects.infos;
   comm::Info *i = table.find(h);
   if (!i) {
     *err = raise(MPI_COMM_WORLD, MPI_ERR_INFO, fn, "%s",
@@ -85,7 +85,7 @@ extern "C" int PMPI_Info_create(MPI_Info *info) {
   static constexpr const char *fn = "MPI_Info_create";
   auto self = enter_any(fn);
   if (!info) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info=NULL");
-  *info = self->comm_objects.infos.add({});
+  *info = self->comm.objects.infos.add({});
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Info_create)
@@ -180,7 +180,7 @@ extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
   AMPI_INFO_OR_RETURN(*self, i, info, fn)
   if (!newinfo) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "newinfo=NULL");
   comm::Info copy = *i; // copied first: adding may move the table's storage
-  *newinfo = self->comm_objects.infos.add(std::move(copy));
+  *newinfo = self->comm.objects.infos.add(std::move(copy));
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Info_dup)
@@ -193,7 +193,7 @@ extern "C" int PMPI_Info_free(MPI_Info *info) {
   (void)i;
   if (*info == MPI_INFO_ENV)
     return raise(MPI_COMM_WORLD, MPI_ERR_INFO, fn, "MPI_INFO_ENV cannot be freed");
-  self->comm_objects.infos.remove(*info);
+  self->comm.objects.infos.remove(*info);
   *info = MPI_INFO_NULL;
   return MPI_SUCCESS;
 }

@@ -31,7 +31,7 @@ int init_common(Rank &self, const char *fn) {
 // creator of a thread that a rank created.
 Rank *asking_rank() {
   if (Pe *pe = Pe::get_if()) return pe->current_if();
-  return ranks::creator_rank_any();
+  return core::creator_rank_any();
 }
 
 } // namespace
@@ -56,7 +56,7 @@ extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *prov
   if (e != MPI_SUCCESS) return e;
   // The rank's user-level thread is its main thread. Threads it creates may call MPI when it
   // asks for SERIALIZED or MULTIPLE: its PE then guards its state with a mutex
-  // (src/ranks/threads.hpp). Either way ampi provides what was asked for.
+  // (src/ult/os_threads.hpp). Either way ampi provides what was asked for.
   self->thread_level = required;
   *provided = required;
   if (required >= MPI_THREAD_SERIALIZED && !self->pe.threaded())
@@ -68,7 +68,7 @@ AMPI_PMPI_ALIAS(MPI_Init_thread)
 extern "C" int PMPI_Query_thread(int *provided) {
   if (!provided) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Query_thread", "provided=NULL");
   // Any thread of a rank may ask (it reads what MPI_Init_thread set once).
-  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any(); r && r->initialized) {
+  if (const Rank *r = Pe::get_if() ? nullptr : core::creator_rank_any(); r && r->initialized) {
     *provided = r->thread_level;
     return MPI_SUCCESS;
   }
@@ -80,7 +80,7 @@ AMPI_PMPI_ALIAS(MPI_Query_thread)
 extern "C" int PMPI_Is_thread_main(int *flag) {
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Is_thread_main", "flag=NULL");
   // A thread that a rank created may ask whatever the thread level.
-  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any(); r && r->initialized) {
+  if (const Rank *r = Pe::get_if() ? nullptr : core::creator_rank_any(); r && r->initialized) {
     *flag = 0;
     return MPI_SUCCESS;
   }
@@ -99,7 +99,7 @@ extern "C" int PMPI_Finalize(void) {
   finalize_comm_attrs(*self); // MPI_COMM_SELF's attribute delete callbacks run first
   p2p::drain_bsend(fn);
   // Finalize is collective: no rank leaves while another may still talk to it.
-  coll::barrier(*self->comms.find(MPI_COMM_WORLD));
+  coll::barrier(*self->comm.comms.find(MPI_COMM_WORLD));
   self->finalized = true;
   std::fflush(stdout);
   return MPI_SUCCESS;
@@ -123,7 +123,7 @@ extern "C" int PMPI_Finalized(int *flag) {
 AMPI_PMPI_ALIAS(MPI_Finalized)
 
 extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
-  if (const Rank *r = Pe::get_if() ? nullptr : ranks::creator_rank_any()) {
+  if (const Rank *r = Pe::get_if() ? nullptr : core::creator_rank_any()) {
     // A thread of a rank ends the job whatever the thread level (nothing else is touched).
     std::fflush(stdout);
     std::fprintf(stderr, "ampi: a thread of rank %d called MPI_Abort(..., %d): ending the job\n",
@@ -131,7 +131,7 @@ extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
     Pe::abort_job(errorcode);
   }
   auto self = enter_any("MPI_Abort");
-  const comm::Comm *c = self->comms.find(comm);
+  const comm::Comm *c = self->comm.comms.find(comm);
   std::fflush(stdout);
   std::fprintf(stderr, "ampi: rank %d called MPI_Abort(%s, %d): ending the job\n", self->world_rank,
                c ? comm_label(*c) : "an invalid communicator", errorcode);

@@ -166,7 +166,7 @@ namespace ampi::mpi::pt2pt {
 
 std::shared_ptr<const datatype::Type> hold_type(Rank &self, MPI_Datatype handle,
                                                 const datatype::Type &t) {
-  if (std::shared_ptr<datatype::Derived> d = self.types.hold(handle))
+  if (std::shared_ptr<datatype::Derived> d = self.datatype.types.hold(handle))
     return std::shared_ptr<const datatype::Type>(d, &d->type);
   return std::shared_ptr<const datatype::Type>(std::shared_ptr<void>(), &t); // predefined: static
 }
@@ -212,7 +212,7 @@ void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
                                           std::size_t count, std::size_t bytes, p2p::Mode mode) {
   if (Rank *dst = self.pe.local(route.dest_world)) {
     if (matching::PostedReceive *posted =
-            dst->matching.take_posted({route.context, route.source, route.tag})) {
+            dst->p2p.matching.take_posted({route.context, route.source, route.tag})) {
       auto &rreq = static_cast<p2p::Request &>(*posted);
       matched(rreq, bytes, route.source, route.tag);
       pack_into(t, buf, count, rreq, rreq.status_bytes);
@@ -249,9 +249,9 @@ void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
   req.cancelled = false;
   req.capacity = bytes;
   req.pattern = {context, source, tag};
-  if (const auto *um = self.matching.peek_unexpected(req.pattern);
+  if (const auto *um = self.p2p.matching.peek_unexpected(req.pattern);
       um && !static_cast<const p2p::Message *>(um)->data_tag) {
-    auto &m = static_cast<p2p::Message &>(*self.matching.take_unexpected(req.pattern));
+    auto &m = static_cast<p2p::Message &>(*self.p2p.matching.take_unexpected(req.pattern));
     p2p::Request *sreq = m.send_request;
     matched(req, m.bytes, m.envelope.source, m.envelope.tag);
     if (req.status_bytes)
@@ -309,7 +309,7 @@ void start_typed_recv(Rank &self, p2p::Request &req, std::uint32_t context, int 
 }
 
 MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
-  p2p::Request &r = self.requests.create(self);
+  p2p::Request &r = self.p2p.requests.create(self);
   r.kind = kind;
   r.complete = true;
   r.comm = comm;
@@ -319,7 +319,7 @@ MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
 }
 
 p2p::Request *find_request(Rank &self, MPI_Request h, const char *fn, int *err) {
-  p2p::Request *r = self.requests.find(h);
+  p2p::Request *r = self.p2p.requests.find(h);
   if (!r) [[unlikely]]
     *err = raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "request 0x%x is not a valid request",
                  static_cast<unsigned>(h));
@@ -339,7 +339,7 @@ int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status,
     if (status != MPI_STATUS_IGNORE) *status = st;
     const int fe = g.free(g.extra_state);
     if (e == MPI_SUCCESS) e = fe;
-    self.requests.release(r);
+    self.p2p.requests.release(r);
     *handle = MPI_REQUEST_NULL;
     return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "a generalized request failed");
   }
@@ -349,7 +349,7 @@ int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status,
   if (r.op()) {
     r.active = false; // persistent: stays allocated, inactive
   } else {
-    self.requests.release(r);
+    self.p2p.requests.release(r);
     *handle = MPI_REQUEST_NULL;
   }
   if (e != MPI_SUCCESS && raise_truncation) [[unlikely]]
@@ -386,7 +386,7 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
       return raise(comm, e, fn,
                    "the attached buffer (%zu bytes, %zu in use) has no room for %zu bytes plus "
                    "MPI_BSEND_OVERHEAD",
-                   self->bsend.size, self->bsend.used.size(), ck.bytes);
+                   self->p2p.bsend.size, self->p2p.bsend.used.size(), ck.bytes);
     if (request) *request = completed_request(*self, comm, p2p::Kind::Send);
     return MPI_SUCCESS;
   }
@@ -397,7 +397,7 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
     p2p::wait(req, fn);
     return MPI_SUCCESS;
   }
-  p2p::Request &req = self->requests.create(*self);
+  p2p::Request &req = self->p2p.requests.create(*self);
   req.comm = comm;
   typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
   *request = req.handle;
@@ -423,7 +423,7 @@ namespace {
       return truncation(req, comm, fn);
     return MPI_SUCCESS;
   }
-  p2p::Request &req = self.requests.create(self);
+  p2p::Request &req = self.p2p.requests.create(self);
   req.comm = comm;
   typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
   *request = req.handle;
@@ -675,7 +675,7 @@ int resolve_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Reque
       out[i] = nullptr;
       continue;
     }
-    out[i] = self.requests.find(reqs[i]);
+    out[i] = self.p2p.requests.find(reqs[i]);
     if (!out[i])
       return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn,
                    "array_of_requests[%d]=0x%x is not a valid request", i,
@@ -876,7 +876,7 @@ extern "C" int PMPI_Request_free(MPI_Request *request) {
   if (!r) return err;
   if (r->complete || inactive(*r)) {
     if (r->kind == p2p::Kind::Generalized) r->ext().grequest->free(r->ext().grequest->extra_state);
-    self->requests.release(*r);
+    self->p2p.requests.release(*r);
   } else {
     // Released when it completes (an active send still delivers its message).
     r->freed = true;
@@ -954,12 +954,12 @@ extern "C" int PMPI_Buffer_attach(void *buffer, int size) {
   auto self = enter(fn);
   if (size < 0 || (!buffer && size > 0))
     return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn, "buffer=%p size=%d", buffer, size);
-  if (self->bsend.base)
+  if (self->p2p.bsend.base)
     return raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn,
                  "a buffer is already attached; detach it first");
-  self->bsend.base = static_cast<std::byte *>(buffer);
-  self->bsend.size = static_cast<std::size_t>(size);
-  self->bsend.used.clear();
+  self->p2p.bsend.base = static_cast<std::byte *>(buffer);
+  self->p2p.bsend.size = static_cast<std::size_t>(size);
+  self->p2p.bsend.used.clear();
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Buffer_attach)
@@ -970,9 +970,9 @@ extern "C" int PMPI_Buffer_detach(void *buffer_addr, int *size) {
   if (!buffer_addr || !size)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "buffer_addr or size is NULL");
   p2p::drain_bsend(fn);
-  *static_cast<void **>(buffer_addr) = self->bsend.base;
-  *size = static_cast<int>(self->bsend.size);
-  self->bsend = {};
+  *static_cast<void **>(buffer_addr) = self->p2p.bsend.base;
+  *size = static_cast<int>(self->p2p.bsend.size);
+  self->p2p.bsend = {};
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Buffer_detach)

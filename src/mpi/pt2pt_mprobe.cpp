@@ -30,16 +30,16 @@ int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   }
   // The queues hand out const views; the message is ours to take.
   auto &m = const_cast<p2p::Message &>(*p.message);
-  self->matching.remove_unexpected(m);
+  self->p2p.matching.remove_unexpected(m);
   unsigned slot;
-  if (!self->free_message_slots.empty()) {
-    slot = self->free_message_slots.back();
-    self->free_message_slots.pop_back();
+  if (!self->p2p.free_message_slots.empty()) {
+    slot = self->p2p.free_message_slots.back();
+    self->p2p.free_message_slots.pop_back();
   } else {
-    slot = static_cast<unsigned>(self->matched_messages.size());
-    self->matched_messages.emplace_back();
+    slot = static_cast<unsigned>(self->p2p.matched_messages.size());
+    self->p2p.matched_messages.emplace_back();
   }
-  self->matched_messages[slot] = {&m, comm};
+  self->p2p.matched_messages[slot] = {&m, comm};
   *message = static_cast<MPI_Message>(kMessageKind | slot);
   pt2pt::message_status(m, status);
   return MPI_SUCCESS;
@@ -61,21 +61,21 @@ int mrecv_common(const char *fn, void *buf, int count, MPI_Datatype type, MPI_Me
     return MPI_SUCCESS;
   }
   const unsigned slot = static_cast<unsigned>(*message) ^ kMessageKind;
-  if (slot >= self->matched_messages.size() || !self->matched_messages[slot].message)
+  if (slot >= self->p2p.matched_messages.size() || !self->p2p.matched_messages[slot].message)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "message 0x%x is not a matched message%s",
                  static_cast<unsigned>(*message),
                  *message == MPI_MESSAGE_NULL ? " (MPI_MESSAGE_NULL)" : "");
-  const p2p::MatchedMessage mm = self->matched_messages[slot];
+  const p2p::MatchedMessage mm = self->p2p.matched_messages[slot];
   p2p::Message &m = *mm.message;
   const int source = m.envelope.source, tag = m.envelope.tag;
   Checked ck = check(*self, fn, buf, count, type, source, tag, mm.comm, true);
   if (!ck.comm) return ck.err;
-  self->matched_messages[slot] = {};
-  self->free_message_slots.push_back(slot);
+  self->p2p.matched_messages[slot] = {};
+  self->p2p.free_message_slots.push_back(slot);
   *message = MPI_MESSAGE_NULL;
   // Back into the queues where only this receive can match it (the receive takes it at once).
   m.envelope.context = kMrecvContext;
-  self->matching.add_unexpected(m);
+  self->p2p.matching.add_unexpected(m);
   return recv_checked(*self, fn, ck, kMrecvContext, source, tag, buf, count, type, mm.comm, status,
                       request);
 }

@@ -21,7 +21,7 @@ int init_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   const bool recv = kind == p2p::Kind::Recv;
   Checked ck = check(*self, fn, buf, count, type, peer, tag, comm, recv);
   if (!ck.comm) return ck.err;
-  p2p::Request &r = self->requests.create(*self);
+  p2p::Request &r = self->p2p.requests.create(*self);
   r.comm = comm;
   r.kind = kind;
   r.persistent = true;
@@ -81,7 +81,7 @@ int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
       return raise(r.comm, e, fn,
                    "the attached buffer (%zu bytes) has no room for %zu bytes plus "
                    "MPI_BSEND_OVERHEAD",
-                   self.bsend.size, op.bytes);
+                   self.p2p.bsend.size, op.bytes);
     }
     // The attached buffer holds the data now: the request is complete.
     r.complete = true;
@@ -133,7 +133,7 @@ extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "array_of_requests=NULL");
   // All handles are checked before any operation starts.
   for (int i = 0; i < count; ++i) {
-    p2p::Request *r = self->requests.find(array_of_requests[i]);
+    p2p::Request *r = self->p2p.requests.find(array_of_requests[i]);
     if (!r || !r->op() || r->active)
       return raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "array_of_requests[%d]=0x%x is %s", i,
                    static_cast<unsigned>(array_of_requests[i]),
@@ -142,7 +142,7 @@ extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
                               : "already active");
   }
   for (int i = 0; i < count; ++i)
-    if (int e = start_one(*self, *self->requests.find(array_of_requests[i]), fn,
+    if (int e = start_one(*self, *self->p2p.requests.find(array_of_requests[i]), fn,
                           "array_of_requests[i]");
         e != MPI_SUCCESS)
       return e;
@@ -159,7 +159,7 @@ extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
   if (!query_fn || !free_fn || !cancel_fn || !request)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
                  "query_fn, free_fn, cancel_fn or request is NULL");
-  p2p::Request &r = self->requests.create(*self);
+  p2p::Request &r = self->p2p.requests.create(*self);
   r.kind = p2p::Kind::Generalized;
   r.comm = MPI_COMM_WORLD;
   r.complete = false;
@@ -186,7 +186,7 @@ extern "C" int PMPI_Grequest_complete(MPI_Request request) {
   r->complete = true;
   if (r->freed) {
     if (r->on_complete) r->on_complete(*r);
-    self->requests.release(*r);
+    self->p2p.requests.release(*r);
   }
   return MPI_SUCCESS;
 }

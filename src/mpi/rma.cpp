@@ -37,9 +37,9 @@ int raise_win(rma::Window &w, int code, const char *fn, const char *fmt, ...) {
   const MPI_Errhandler eh = w.errhandler;
   if (eh == MPI_ERRORS_RETURN) return code;
   const unsigned idx = (static_cast<unsigned>(eh) ^ kErrhandlerKind) - 2;
-  if (eh != MPI_ERRORS_ARE_FATAL && idx < w.self.errhandlers.size() && w.self.errhandlers[idx].fn) {
+  if (eh != MPI_ERRORS_ARE_FATAL && idx < w.self.comm.errhandlers.size() && w.self.comm.errhandlers[idx].fn) {
     // Created by MPI_Win_create_errhandler: called with the window.
-    auto *f = reinterpret_cast<MPI_Win_errhandler_function *>(w.self.errhandlers[idx].fn);
+    auto *f = reinterpret_cast<MPI_Win_errhandler_function *>(w.self.comm.errhandlers[idx].fn);
     MPI_Win h = w.handle;
     int e = code;
     f(&h, &e, detail);
@@ -63,7 +63,7 @@ const datatype::Type *win_type(rma::Window &w, MPI_Datatype t, const char *fn, c
 }
 
 #define AMPI_WIN_OR_RETURN(self, w, h, fn)                                                         \
-  rma::Window *w = (self).windows.find(h);                                                         \
+  rma::Window *w = (self).rma.windows.find(h);                                                         \
   if (!w) return no_window(h, fn);
 
 int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
@@ -89,17 +89,17 @@ int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_u
   ic->group = parent->group;
   ic->errhandler = MPI_ERRORS_RETURN;
   ic->name = "window communicator";
-  comm::Comm &c = self->comms.add(std::move(ic));
+  comm::Comm &c = self->comm.comms.add(std::move(ic));
   auto w = std::make_unique<rma::Window>(*self);
   w->comm = &c;
   w->info = *hints;
   const char *why = "";
   if (int e = rma::create(*w, flavor, base, static_cast<std::size_t>(size), disp_unit, &why)) {
     w.reset();
-    self->comms.remove(c.handle);
+    self->comm.comms.remove(c.handle);
     return raise(comm, e, fn, "%s", why);
   }
-  rma::Window &ref = self->windows.add(std::move(w));
+  rma::Window &ref = self->rma.windows.add(std::move(w));
   *win = ref.handle;
   if (baseptr) *static_cast<void **>(baseptr) = ref.base;
   return MPI_SUCCESS;
@@ -166,7 +166,7 @@ bool same_basic(rma::Window &w, const datatype::Type &a, const datatype::Type &t
 
 // A request that is already complete (request-based operations finish before returning).
 int done_request(Rank &self, rma::Window &w, MPI_Request *request) {
-  p2p::Request &r = self.requests.create(self);
+  p2p::Request &r = self.p2p.requests.create(self);
   r.kind = p2p::Kind::Send;
   r.complete = true;
   r.comm = w.comm->handle;
@@ -248,7 +248,7 @@ std::vector<int> window_ranks(Rank &self, rma::Window &w, MPI_Group group, const
                               bool *ok) {
   std::vector<int> out;
   *ok = false;
-  const comm::Group *g = self.groups.find(group);
+  const comm::Group *g = self.comm.groups.find(group);
   if (!g) {
     *err = raise_win(w, MPI_ERR_GROUP, fn, "group is not a valid group");
     return out;
@@ -368,13 +368,13 @@ extern "C" int PMPI_Win_free(MPI_Win *win) {
   if (w->locks > 0 || w->lock_all || w->access_open || w->exposure_open)
     return raise_win(*w, MPI_ERR_RMA_SYNC, fn,
                      "an epoch is still open (unlock, complete or wait before freeing)");
-  if (int e = comm::delete_all_attrs(self->comm_objects.keyvals, w->attrs, *win))
+  if (int e = comm::delete_all_attrs(self->comm.objects.keyvals, w->attrs, *win))
     return raise_win(*w, e, fn, "an attribute's delete callback returned %d", e);
   rma::destroy(*w);
   const MPI_Comm ch = w->comm->handle;
   errhandler_release(*self, w->errhandler);
-  self->windows.remove(*win);
-  self->comms.remove(ch);
+  self->rma.windows.remove(*win);
+  self->comm.comms.remove(ch);
   *win = MPI_WIN_NULL;
   return MPI_SUCCESS;
 }
@@ -385,7 +385,7 @@ extern "C" int PMPI_Win_get_group(MPI_Win win, MPI_Group *group) {
   auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!group) return raise_win(*w, MPI_ERR_ARG, fn, "group=NULL");
-  *group = self->groups.add(w->comm->group);
+  *group = self->comm.groups.add(w->comm->group);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Win_get_group)
@@ -431,7 +431,7 @@ extern "C" int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
   auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (!info_used) return raise_win(*w, MPI_ERR_ARG, fn, "info_used=NULL");
-  *info_used = self->comm_objects.infos.add(w->info);
+  *info_used = self->comm.objects.infos.add(w->info);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Win_get_info)
@@ -458,7 +458,7 @@ extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_
   comm::CopyAttrFn *copy = win_copy_attr_fn == &MPI_WIN_NULL_COPY_FN ? nullptr : win_copy_attr_fn;
   comm::DeleteAttrFn *del =
       win_delete_attr_fn == &MPI_WIN_NULL_DELETE_FN ? nullptr : win_delete_attr_fn;
-  *win_keyval = self->comm_objects.keyvals.create(comm::ObjectKind::Win, copy, del, extra_state);
+  *win_keyval = self->comm.objects.keyvals.create(comm::ObjectKind::Win, copy, del, extra_state);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Win_create_keyval)
@@ -469,12 +469,12 @@ extern "C" int PMPI_Win_free_keyval(int *win_keyval) {
   if (!win_keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "win_keyval=NULL");
   if (predefined_win_key(*win_keyval))
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined", *win_keyval);
-  comm::Keyval *k = self->comm_objects.keyvals.find(*win_keyval, comm::ObjectKind::Win);
+  comm::Keyval *k = self->comm.objects.keyvals.find(*win_keyval, comm::ObjectKind::Win);
   if (!k)
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn,
                  "win_keyval=%d is not a window keyval (or was freed)", *win_keyval);
   k->freed = true;
-  self->comm_objects.keyvals.release(*win_keyval);
+  self->comm.objects.keyvals.release(*win_keyval);
   *win_keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
@@ -486,9 +486,9 @@ extern "C" int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_va
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (predefined_win_key(win_keyval))
     return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined (read-only)", win_keyval);
-  if (!self->comm_objects.keyvals.find(win_keyval, comm::ObjectKind::Win))
+  if (!self->comm.objects.keyvals.find(win_keyval, comm::ObjectKind::Win))
     return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is not a window keyval", win_keyval);
-  if (int e = comm::set_attr(self->comm_objects.keyvals, w->attrs, win, win_keyval, attribute_val))
+  if (int e = comm::set_attr(self->comm.objects.keyvals, w->attrs, win, win_keyval, attribute_val))
     return raise_win(*w, e, fn, "the delete callback of the old value returned %d", e);
   return MPI_SUCCESS;
 }
@@ -500,9 +500,9 @@ extern "C" int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (predefined_win_key(win_keyval))
     return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined (read-only)", win_keyval);
-  if (!self->comm_objects.keyvals.find(win_keyval, comm::ObjectKind::Win))
+  if (!self->comm.objects.keyvals.find(win_keyval, comm::ObjectKind::Win))
     return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is not a window keyval", win_keyval);
-  const int e = comm::delete_attr(self->comm_objects.keyvals, w->attrs, win, win_keyval);
+  const int e = comm::delete_attr(self->comm.objects.keyvals, w->attrs, win, win_keyval);
   if (e == MPI_ERR_KEYVAL)
     return raise_win(*w, e, fn, "the window has no attribute for win_keyval=%d", win_keyval);
   if (e != MPI_SUCCESS) return raise_win(*w, e, fn, "the delete callback returned %d", e);
@@ -534,7 +534,7 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, i
     v = &w->model;
     break;
   default: {
-    if (!self->comm_objects.keyvals.find(keyval, comm::ObjectKind::Win))
+    if (!self->comm.objects.keyvals.find(keyval, comm::ObjectKind::Win))
       return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is not a window keyval", keyval);
     void **p = w->attrs.find(keyval);
     *flag = p != nullptr;
@@ -557,9 +557,9 @@ extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
   auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
-  self->errhandlers.push_back({reinterpret_cast<MPI_Comm_errhandler_function *>(function), 1});
+  self->comm.errhandlers.push_back({reinterpret_cast<MPI_Comm_errhandler_function *>(function), 1});
   *errhandler = static_cast<MPI_Errhandler>(kErrhandlerKind |
-                                            static_cast<unsigned>(self->errhandlers.size() + 1));
+                                            static_cast<unsigned>(self->comm.errhandlers.size() + 1));
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Win_create_errhandler)
@@ -570,7 +570,7 @@ extern "C" int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   const unsigned idx = static_cast<unsigned>(errhandler) ^ kErrhandlerKind;
   const bool ok = errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_RETURN ||
-                  (idx >= 2 && idx - 2 < self->errhandlers.size() && self->errhandlers[idx - 2].fn);
+                  (idx >= 2 && idx - 2 < self->comm.errhandlers.size() && self->comm.errhandlers[idx - 2].fn);
   if (!ok) return raise_win(*w, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
   errhandler_retain(*self, errhandler);
   errhandler_release(*self, w->errhandler);

@@ -6,7 +6,7 @@
 #include "comm/context.hpp"
 #include "comm/topology.hpp"
 #include "mpi/comm_util.hpp"
-#include "ranks/rank.hpp"
+#include "core/rank.hpp"
 
 #include <algorithm>
 #include <climits>

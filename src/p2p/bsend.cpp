@@ -2,7 +2,7 @@
 // (MPI_Buffer_attach) and sent from there; the space is given back when the send completes.
 #include "p2p/p2p.hpp"
 
-#include "ranks/pe.hpp"
+#include "core/pe.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -34,7 +34,7 @@ bool reserve(BsendBuffer &b, std::size_t bytes, std::size_t &offset) {
 }
 
 void give_back(Request &req) {
-  BsendBuffer &b = req.owner->bsend;
+  BsendBuffer &b = req.owner->p2p.bsend;
   const auto offset = reinterpret_cast<std::size_t>(req.on_complete_arg);
   auto it = std::find_if(b.used.begin(), b.used.end(),
                          [offset](const BsendBuffer::Block &blk) { return blk.offset == offset; });
@@ -48,13 +48,13 @@ void give_back(Request &req) {
 int start_bsend(const Route &route, const void *buf, std::size_t bytes) {
   Rank &self = Pe::get().current();
   std::size_t offset = 0;
-  if (!self.bsend.base || !reserve(self.bsend, bytes, offset)) return MPI_ERR_BUFFER;
-  const auto start = reinterpret_cast<std::uintptr_t>(self.bsend.base + offset);
-  std::byte *copy = self.bsend.base + offset + ((kAlign - start % kAlign) % kAlign);
+  if (!self.p2p.bsend.base || !reserve(self.p2p.bsend, bytes, offset)) return MPI_ERR_BUFFER;
+  const auto start = reinterpret_cast<std::uintptr_t>(self.p2p.bsend.base + offset);
+  std::byte *copy = self.p2p.bsend.base + offset + ((kAlign - start % kAlign) % kAlign);
   // The user's data may be device memory; the attached buffer is host memory.
   if (bytes)
     self.pe.devptrs().copy(copy, gpu::MemKind::Host, buf, self.pe.devptrs().kind(buf), bytes);
-  Request &req = self.requests.create(self);
+  Request &req = self.p2p.requests.create(self);
   req.on_complete = give_back;
   req.on_complete_arg = reinterpret_cast<void *>(offset);
   start_send(req, route, copy, bytes, Mode::Standard);
@@ -63,7 +63,7 @@ int start_bsend(const Route &route, const void *buf, std::size_t bytes) {
 
 void drain_bsend(const char *call) {
   Rank &self = Pe::get().current();
-  while (!self.bsend.used.empty())
+  while (!self.p2p.bsend.used.empty())
     self.pe.block(call);
 }
 

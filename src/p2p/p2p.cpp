@@ -6,7 +6,7 @@
 #include "p2p/p2p.hpp"
 
 #include "p2p/remote.hpp"
-#include "ranks/pe.hpp"
+#include "core/pe.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -147,7 +147,7 @@ void complete(Request &req) {
   req.complete = true;
   if (req.on_complete) req.on_complete(req);
   if (req.freed && !req.persistent) {
-    req.owner->requests.release(req);
+    req.owner->p2p.requests.release(req);
     return;
   }
   req.owner->pe.wake(*req.owner);
@@ -171,7 +171,7 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
   }
   const matching::Envelope env{route.context, route.source, route.tag};
 
-  if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
+  if (matching::PostedReceive *posted = dst->p2p.matching.take_posted(env)) {
     auto &rreq = static_cast<Request &>(*posted);
     if (deliver(rreq, buf, bytes, route.source, route.tag, pe.devptrs().kind(buf), &req)) {
       complete(rreq);
@@ -196,15 +196,15 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
     }
     if (bytes) pe.devptrs().copy(m.data, gpu::MemKind::Host, buf, pe.devptrs().kind(buf), bytes);
     m.send_request = nullptr;
-    dst->matching.add_unexpected(m);
+    dst->p2p.matching.add_unexpected(m);
     complete(req);
   } else {
     m.data = nullptr;
     m.send_request = &req;
     req.unmatched = &m;
-    dst->matching.add_unexpected(m);
+    dst->p2p.matching.add_unexpected(m);
   }
-  if (dst->probing) pe.wake(*dst);
+  if (dst->p2p.probing) pe.wake(*dst);
 }
 
 void start_recv(Request &req, std::uint32_t context, int source, int tag, void *buf,
@@ -217,7 +217,7 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
   req.capacity = capacity;
   req.pattern = {context, source, tag};
 
-  if (matching::UnexpectedMessage *um = self.matching.take_unexpected(req.pattern)) {
+  if (matching::UnexpectedMessage *um = self.p2p.matching.take_unexpected(req.pattern)) {
     auto &m = static_cast<Message &>(*um);
     if (ucx::Transport::is_ipc(m.data_tag)) { // device data on this host: copied here and now
       ucx::IpcNote note;
@@ -251,7 +251,7 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
     if (req.on_complete) req.on_complete(req);
     return;
   }
-  self.matching.add_posted(req);
+  self.p2p.matching.add_posted(req);
 }
 
 void wait(Request &req, const char *call) {
@@ -275,10 +275,10 @@ void wait(Request &req, const char *call) {
 bool cancel(Request &req) {
   if (req.complete) return false;
   if (req.kind == Kind::Recv) {
-    if (!req.owner->matching.remove_posted(req)) return false;
+    if (!req.owner->p2p.matching.remove_posted(req)) return false;
   } else {
     Message *m = req.unmatched;
-    if (!m || !req.peer->matching.remove_unexpected(*m)) return false;
+    if (!m || !req.peer->p2p.matching.remove_unexpected(*m)) return false;
     req.unmatched = nullptr;
     req.owner->pe.messages().put(*m);
   }
@@ -290,7 +290,7 @@ bool cancel(Request &req) {
 
 const Message *iprobe(std::uint32_t context, int source, int tag) {
   Rank &self = Pe::get().current();
-  return static_cast<const Message *>(self.matching.peek_unexpected({context, source, tag}));
+  return static_cast<const Message *>(self.p2p.matching.peek_unexpected({context, source, tag}));
 }
 
 const Message &probe(std::uint32_t context, int source, int tag, const char *call) {
@@ -300,9 +300,9 @@ const Message &probe(std::uint32_t context, int source, int tag, const char *cal
     self.blocked_context = context;
     self.blocked_source = source;
     self.blocked_tag = tag;
-    self.probing = true;
+    self.p2p.probing = true;
     self.pe.block(call);
-    self.probing = false;
+    self.p2p.probing = false;
   }
 }
 
@@ -335,7 +335,7 @@ void RemoteSink::envelope_arrived(const ucx::Header &h, const std::byte *eager_d
     Pe::abort_job(1);
   }
   const matching::Envelope env{h.context, h.source, h.tag};
-  if (matching::PostedReceive *posted = dst->matching.take_posted(env)) {
+  if (matching::PostedReceive *posted = dst->p2p.matching.take_posted(env)) {
     auto &rreq = static_cast<Request &>(*posted);
     if (ucx::Transport::is_ipc(h.data_tag)) {
       ucx::IpcNote note;
@@ -367,8 +367,8 @@ void RemoteSink::envelope_arrived(const ucx::Header &h, const std::byte *eager_d
     }
     if (h.bytes) std::memcpy(m.data, eager_data, h.bytes);
   }
-  dst->matching.add_unexpected(m);
-  if (dst->probing) pe_.wake(*dst);
+  dst->p2p.matching.add_unexpected(m);
+  if (dst->p2p.probing) pe_.wake(*dst);
 }
 
 void RemoteSink::send_done(void *user, bool ok) {

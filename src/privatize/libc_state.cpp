@@ -11,9 +11,9 @@
 #include "privatize/dynamic.hpp"
 #include "privatize/interpose.hpp"
 
-#include "ranks/pe.hpp"
-#include "ranks/scheduler.hpp"
-#include "ranks/threads.hpp"
+#include "core/pe.hpp"
+#include "ult/scheduler.hpp"
+#include "ult/os_threads.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -306,7 +306,7 @@ const Glibc &next() {
 
 // ---- setting up a PE ---------------------------------------------------------------------------
 
-std::vector<InitialImage> setup_libc_state(ranks::Scheduler &sched) {
+std::vector<InitialImage> setup_libc_state(ult::Scheduler &sched) {
   const Code &c = code();
   std::vector<InitialImage> images;
   const Pe *pe = Pe::get_if(); // notes from the first process only: all run the same program
@@ -375,9 +375,9 @@ RankLibc *rank_state(const void *caller) noexcept {
   if (ampi::Pe *pe = ampi::Pe::get_if())
     r = pe->current_if();
   else
-    r = ampi::ranks::creator_rank_any();
+    r = ampi::core::creator_rank_any();
   if (!r || ampi::privatize::code().is_library(caller)) return nullptr;
-  return &r->libc;
+  return &r->privatize.libc;
 }
 
 // Runs `f` on the rank's state, under its lock.

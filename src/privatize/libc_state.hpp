@@ -1,7 +1,7 @@
 // src/privatize/libc_state.hpp — libc's hidden state, per rank. What this owns:
 //  - getopt: libc's `optind`, `optarg`, `opterr`, `optopt` and glibc's hidden position (the
 //    static `struct _getopt_data` in libc's .bss, found at start-up by calibration) are regions
-//    that each rank has its own image of (ranks::Scheduler::add_region), registered only for
+//    that each rank has its own image of (ult::Scheduler::add_region), registered only for
 //    programs that use getopt;
 //  - rand()/random() and their seeding, the drand48 family and strtok: libampi.so interposes them
 //    (src/libampi.map) and keeps each rank's state in its RankLibc (the Rank's `libc`), built on
@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace ampi::ranks {
+namespace ampi::ult {
 class Scheduler;
 }
 
@@ -67,6 +67,6 @@ struct InitialImage {
 // registers libc's getopt state as regions of `sched`; returns what each rank's images must hold
 // at its start (POSIX's initial values: optind 1, opterr 1, optopt '?', optarg NULL, glibc's
 // position zeroed). Notes what it found on stderr when AMPI_VERBOSE is set.
-std::vector<InitialImage> setup_libc_state(ranks::Scheduler &sched);
+std::vector<InitialImage> setup_libc_state(ult::Scheduler &sched);
 
 } // namespace ampi::privatize

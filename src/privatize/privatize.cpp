@@ -15,8 +15,8 @@
 
 #include "privatize/dynamic.hpp"
 #include "privatize/libc_state.hpp"
-#include "ranks/device_reset.hpp"
-#include "ranks/pe.hpp"
+#include "core/device_reset.hpp"
+#include "core/pe.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -665,7 +665,7 @@ ProgramTls find_program_tls() {
 }
 } // namespace
 
-void setup_rank_images(ranks::Scheduler &sched, const std::vector<std::unique_ptr<Rank>> &ranks) {
+void setup_rank_images(ult::Scheduler &sched, const std::vector<std::unique_ptr<Rank>> &ranks) {
   std::vector<InitialImage> initial;
   // The program's thread_local variables, when ranks run copies of it: a fresh image per rank
   // (.tdata's initial values, .tbss zeroed), live whenever the rank's tasks run (the copy's
@@ -682,10 +682,10 @@ void setup_rank_images(ranks::Scheduler &sched, const std::vector<std::unique_pt
     initial.push_back(std::move(part));
   if (!sched.has_regions()) return; // switches stay as cheap as without any of this
   for (const auto &r : ranks) {
-    r->images = std::make_unique<std::byte[]>(sched.images_size());
+    r->privatize.images = std::make_unique<std::byte[]>(sched.images_size());
     for (const InitialImage &part : initial)
-      std::memcpy(r->images.get() + part.offset, part.bytes.data(), part.bytes.size());
-    r->task.images = r->images.get();
+      std::memcpy(r->privatize.images.get() + part.offset, part.bytes.data(), part.bytes.size());
+    r->task.images = r->privatize.images.get();
   }
 }
 
@@ -723,29 +723,29 @@ MainFn Programs::load(Rank &r) {
                  r.world_rank, std::strerror(errno));
     Pe::abort_job(1);
   }
-  r.program = handle;
-  r.program_dso = loaded.dso;
+  r.privatize.program = handle;
+  r.privatize.program_dso = loaded.dso;
   if (link_map *copy = nullptr; ::dlinfo(handle, RTLD_DI_LINKMAP, &copy) == 0 && copy)
     redirect_device_reset(*copy);
   return loaded.main;
 }
 
 void Programs::unload(Rank &r) noexcept {
-  void *handle = r.program;
+  void *handle = r.privatize.program;
   if (!handle) return;
-  r.program = nullptr;
+  r.privatize.program = nullptr;
   // As exit() does: first the atexit handlers and C++ destructors (LIFO), then the destructor
   // functions, on the rank's stack. The copy stays mapped until the process ends, as a finished
   // program's memory does until exit: what its globals point to is still reachable (leak checkers
   // see what they would see at exit), and its destructor functions are then disarmed so that the
   // process's exit does not run them again.
   // thread_local objects first, as a thread's exit runs them before exit()'s handlers.
-  while (!r.tls_destructors.empty()) {
-    const auto [fn, obj] = r.tls_destructors.back();
-    r.tls_destructors.pop_back();
+  while (!r.privatize.tls_destructors.empty()) {
+    const auto [fn, obj] = r.privatize.tls_destructors.back();
+    r.privatize.tls_destructors.pop_back();
     fn(obj);
   }
-  if (r.program_dso) __cxa_finalize(r.program_dso);
+  if (r.privatize.program_dso) __cxa_finalize(r.privatize.program_dso);
   link_map *map = nullptr;
   if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map) {
     image_.run_fini(map->l_addr);
@@ -784,8 +784,8 @@ extern "C" int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso
   using Fn = int (*)(void (*)(void *), void *, void *);
   static const Fn next = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, "__cxa_thread_atexit_impl"));
   if (ampi::Pe *pe = ampi::Pe::get_if(); pe && pe->scheduler().in_region(obj))
-    if (ampi::Rank *r = pe->current_if(); r && r->images) {
-      r->tls_destructors.emplace_back(fn, obj);
+    if (ampi::Rank *r = pe->current_if(); r && r->privatize.images) {
+      r->privatize.tls_destructors.emplace_back(fn, obj);
       return 0;
     }
   return next ? next(fn, obj, dso) : 0;

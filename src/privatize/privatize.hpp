@@ -16,7 +16,7 @@
 namespace ampi {
 class Rank;
 }
-namespace ampi::ranks {
+namespace ampi::ult {
 class Scheduler;
 }
 
@@ -142,6 +142,6 @@ private:
 // run copies of a program that has one, libc's getopt state when the program uses getopt
 // (libc_state.hpp) — and gives each rank's task its images, holding their initial values. With
 // none of these, nothing is registered and switches cost what they did without.
-void setup_rank_images(ranks::Scheduler &sched, const std::vector<std::unique_ptr<Rank>> &ranks);
+void setup_rank_images(ult::Scheduler &sched, const std::vector<std::unique_ptr<Rank>> &ranks);
 
 } // namespace ampi::privatize

@@ -6,7 +6,7 @@
 #include "datatype/datatype.hpp"
 #include "p2p/p2p.hpp"
 #include "pmi/host.hpp"
-#include "ranks/pe.hpp"
+#include "core/pe.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-// src/ranks/scheduler.hpp — the per-PE cooperative scheduler: a FIFO of ready tasks run one at a
+// src/ult/scheduler.hpp — the per-PE cooperative scheduler: a FIFO of ready tasks run one at a
 // time on the PE's OS thread. A task blocks (until someone calls make_ready on it) or yields
 // (stays runnable); either way control passes straight to the next ready task, with one context
 // switch. Control returns to the scheduler loop (run_one's caller) only when no task is ready or
@@ -6,14 +6,14 @@
 // switch swaps (add_region); the scheduler does not know what they hold.
 #pragma once
 
-#include "ranks/task.hpp"
+#include "ult/task.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-namespace ampi::ranks {
+namespace ampi::ult {
 
 class Scheduler {
 public:
@@ -123,4 +123,4 @@ private:
   std::byte *loaded_ = nullptr;         // whose images are live now (nullptr: no region yet)
 };
 
-} // namespace ampi::ranks
+} // namespace ampi::ult

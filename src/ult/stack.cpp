@@ -1,12 +1,12 @@
-// src/ranks/stack.cpp — mmap-backed rank stacks with a guard page (see stack.hpp).
-#include "ranks/stack.hpp"
+// src/ult/stack.cpp — mmap-backed rank stacks with a guard page (see stack.hpp).
+#include "ult/stack.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <new>
 
-namespace ampi::ranks {
+namespace ampi::ult {
 
 std::size_t StackAllocator::page_size() noexcept {
   static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
@@ -32,4 +32,4 @@ void StackAllocator::deallocate(boost::context::stack_context &sctx) noexcept {
   ::munmap(base, sctx.size);
 }
 
-} // namespace ampi::ranks
+} // namespace ampi::ult

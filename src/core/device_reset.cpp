@@ -1,8 +1,8 @@
-// src/ranks/device_reset.cpp — the per-rank cudaDeviceReset (see device_reset.hpp).
-#include "ranks/device_reset.hpp"
+// src/core/device_reset.cpp — the per-rank cudaDeviceReset (see device_reset.hpp).
+#include "core/device_reset.hpp"
 
 #include "privatize/got_patch.hpp"
-#include "ranks/pe.hpp"
+#include "core/pe.hpp"
 
 #include <dlfcn.h>
 

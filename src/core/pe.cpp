@@ -1,6 +1,6 @@
-// src/ranks/pe.cpp — the PE: creating the ranks, the scheduling loop, the deadlock report and the
+// src/core/pe.cpp — the PE: creating the ranks, the scheduling loop, the deadlock report and the
 // stack-overflow report (see pe.hpp).
-#include "ranks/pe.hpp"
+#include "core/pe.hpp"
 
 #include "privatize/privatize.hpp"
 
@@ -54,7 +54,7 @@ std::size_t parse_size(const char *name, const char *text, std::size_t fallback)
 // Reports a fault in a rank's guard page as a stack overflow, then lets the signal kill us.
 void segv_handler(int sig, siginfo_t *info, void *) {
   if (Pe *pe = Pe::get_if()) {
-    const std::size_t page = ranks::StackAllocator::page_size();
+    const std::size_t page = ult::StackAllocator::page_size();
     for (const auto &rp : pe->ranks()) {
       Rank *r = rp.get();
       const int w = r->world_rank;
@@ -153,7 +153,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     : config_(config), user_main_(user_main), args_(std::move(args)), envp_(envp),
       pmix_(std::move(pmix)) {
   current_ = this;
-  threads_ = std::make_shared<ranks::Threads>(*this);
+  threads_ = std::make_shared<ult::Threads>(this);
   const Placement &pl = config_.placement;
   world_group_ = comm::Group::range(0, pl.world_size);
   by_world_.assign(static_cast<std::size_t>(pl.world_size), nullptr);
@@ -171,13 +171,13 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     world->rank = w;
     world->group = world_group_;
     world->name = "MPI_COMM_WORLD";
-    r->comms.add(std::move(world));
+    r->comm.comms.add(std::move(world));
     auto self = std::make_unique<comm::Comm>();
     self->context = 2;
     self->rank = 0;
     self->group = comm::Group::list({w});
     self->name = "MPI_COMM_SELF";
-    r->comms.add(std::move(self));
+    r->comm.comms.add(std::move(self));
     ranks_.push_back(std::move(rank));
   }
   if (pmix_ && pl.npes > 1) {
@@ -205,13 +205,13 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
 Pe::~Pe() {
   { // threads that outlive the job find no PE
     threads_->lock();
-    threads_->pe_ = nullptr;
+    threads_->host_ = nullptr;
     threads_->unlock();
   }
   // rma: windows the program did not free hold UCX registrations and keys; drop them while UCX
   // is still there.
   for (auto &r : ranks_)
-    r->windows.clear();
+    r->rma.windows.clear();
   if (transport_) {
     pmix_->fence(); // nobody still needs to reach us
     // Finalize PMIx before the (slower) UCX teardown, so that the launcher hears of it while
@@ -253,7 +253,7 @@ int Pe::run() {
   while (live_ranks_ > 0 || transport_) {
     if (threaded()) [[unlikely]]
       threads_->loop_idle_ = false; // threads poll the network themselves while ranks run
-    ranks::Task *last = scheduler_.run_one();
+    ult::Task *last = scheduler_.run_one();
     if (!last) {
       if (threaded()) [[unlikely]] { // threads of the ranks may still wake them
         if (idle_threaded(idle)) break;
@@ -317,7 +317,7 @@ extern "C" void __asan_unpoison_memory_region(void const volatile *addr, std::si
 
 void Pe::spawn_helper(Rank &r, std::function<void()> body) {
   // Finished helpers were already counted by run() (it sees every task that ends at once).
-  std::erase_if(r.helper_tasks, [](const auto &t) {
+  std::erase_if(r.coll.helper_tasks, [](const auto &t) {
     if (!t->finished()) return false;
 #if defined(__SANITIZE_ADDRESS__)
     // Its first frame never returned: clear its shadow before the stack's pages are reused.
@@ -325,8 +325,8 @@ void Pe::spawn_helper(Rank &r, std::function<void()> body) {
 #endif
     return true;
   });
-  r.helper_tasks.push_back(std::make_unique<ranks::Task>(config_.stack_size, std::move(body)));
-  ranks::Task &t = *r.helper_tasks.back();
+  r.coll.helper_tasks.push_back(std::make_unique<ult::Task>(config_.stack_size, std::move(body)));
+  ult::Task &t = *r.coll.helper_tasks.back();
   t.owner = &r;
   t.images = r.task.images; // the rank's thread_local variables and libc state, if its own
   ++live_ranks_;
@@ -359,11 +359,11 @@ void Pe::print_blocked_ranks() {
                    r->blocked_tag, r->blocked_context);
     }
     std::fprintf(stderr, ", %zu posted receive(s), %zu unexpected message(s)\n",
-                 r->matching.posted_count(), r->matching.unexpected_count());
+                 r->p2p.matching.posted_count(), r->p2p.matching.unexpected_count());
   }
   if (threaded()) {
     for (const auto &w : threads_->waiting_)
-      std::fprintf(stderr, "  a thread of rank %d: blocked in %s (peer=%d, tag=%d)\n", w.world_rank,
+      std::fprintf(stderr, "  a thread of rank %d: blocked in %s (peer=%d, tag=%d)\n", w.owner_id,
                    w.call, w.source, w.tag);
   }
   std::fflush(stderr);

@@ -1,12 +1,12 @@
-// src/ranks/startup.cpp — the library's entry from the program: ampi_start() (from the program's
+// src/core/startup.cpp — the library's entry from the program: ampi_start() (from the program's
 // first constructor) and ampi_main() (from its main, the fallback) build the PE and run the
 // program's main once per virtual rank — each rank in its own copy of the program when several
 // share the process (src/privatize); ampi_exit_rank() turns exit() in a rank into the end of that
 // rank (or of the job, if the rank is between MPI_Init and MPI_Finalize).
 #include "privatize/got_patch.hpp"
 #include "privatize/privatize.hpp"
-#include "ranks/device_reset.hpp"
-#include "ranks/pe.hpp"
+#include "core/device_reset.hpp"
+#include "core/pe.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// src/ranks/device_reset.hpp — cudaDeviceReset() in a process of several ranks. To the program
+// src/core/device_reset.hpp — cudaDeviceReset() in a process of several ranks. To the program
 // each rank is a process of its own, but the ranks of a process share one CUDA context: a rank
 // that resets the device after MPI_Finalize (the OSU benchmarks do) would destroy the streams
 // and memory of the ranks still running (OSU 7.4 -d cuda with --vp 2: SIGSEGV in the other rank's

@@ -1,4 +1,4 @@
-// src/ranks/stack.hpp — the stack of one virtual rank: address space reserved with mmap
+// src/ult/stack.hpp — the stack of one virtual rank: address space reserved with mmap
 // (MAP_NORESERVE, so memory is committed only as the rank touches it) above a guard page that turns
 // an overflow into a fault we can name. Models Boost.Context's StackAllocator concept.
 #pragma once
@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-namespace ampi::ranks {
+namespace ampi::ult {
 
 class StackAllocator {
 public:
@@ -23,4 +23,4 @@ private:
   std::size_t size_;
 };
 
-} // namespace ampi::ranks
+} // namespace ampi::ult

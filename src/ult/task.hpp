@@ -1,16 +1,16 @@
-// src/ranks/task.hpp — a user-level thread that a Scheduler runs: the execution half of a virtual
+// src/ult/task.hpp — a user-level thread that a Scheduler runs: the execution half of a virtual
 // rank, on its own stack, switched with Boost.Context's fcontext primitives. It knows nothing
 // about MPI.
 #pragma once
 
-#include "ranks/stack.hpp"
+#include "ult/stack.hpp"
 
 #include <boost/context/detail/fcontext.hpp>
 
 #include <cstddef>
 #include <functional>
 
-namespace ampi::ranks {
+namespace ampi::ult {
 
 class Scheduler;
 
@@ -51,4 +51,4 @@ private:
   Task *next_ready_ = nullptr;
 };
 
-} // namespace ampi::ranks
+} // namespace ampi::ult

@@ -1,12 +1,12 @@
-// src/ranks/termination.cpp — waves of probes from PE 0 (see termination.hpp).
-#include "ranks/termination.hpp"
+// src/core/termination.cpp — waves of probes from PE 0 (see termination.hpp).
+#include "core/termination.hpp"
 
 #include <time.h>
 
 #include <cstdio>
 #include <cstdlib>
 
-namespace ampi::ranks {
+namespace ampi::core {
 
 namespace {
 
@@ -134,4 +134,4 @@ void Termination::control(const ucx::Header &h) {
   }
 }
 
-} // namespace ampi::ranks
+} // namespace ampi::core

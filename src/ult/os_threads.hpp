@@ -1,4 +1,4 @@
-// src/ranks/threads.hpp — MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE: OS threads that a rank
+// src/ult/os_threads.hpp — MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE: OS threads that a rank
 // creates (pthread_create, interposed by libampi.so) carry their creator rank and call MPI
 // alongside the ranks of their PE. Once a rank of the PE has asked for it and a rank has created
 // a thread, the PE is "threaded": its state (matching queues, requests, scheduler queue, UCX
@@ -22,18 +22,13 @@
 #include <unordered_map>
 #include <vector>
 
-namespace ampi {
-class Pe;
-class Rank;
-} // namespace ampi
-
-namespace ampi::ranks {
+namespace ampi::ult {
 
 // What a thread created by a rank starts with (shared by the thread and its joiner).
 struct ThreadStart {
   void *(*fn)(void *) = nullptr;
   void *arg = nullptr;
-  Rank *rank = nullptr; // the creator's rank
+  void *owner = nullptr; // what created it (core: the creator's Rank)
   bool counted = false; // counted in Threads::live_
   bool done = false;    // its start routine has ended (under the mutex)
   std::shared_ptr<class Threads> threads;
@@ -79,7 +74,7 @@ private:
 // The per-PE half (shared with the threads, which may outlive the PE by a little).
 class Threads : public std::enable_shared_from_this<Threads> {
 public:
-  explicit Threads(Pe &pe);
+  explicit Threads(void *host);
   ~Threads();
   Threads(const Threads &) = delete;
   Threads &operator=(const Threads &) = delete;
@@ -123,14 +118,14 @@ public:
   }
 
   // All under mutex_ (the PE's loop and the threads read them).
-  Pe *pe_;                 // nullptr once the PE is gone
+  void *host_;             // what the threads belong to (core: the Pe); nullptr once it is gone
   int live_ = 0;           // threads created by ranks (while enabled) still running
   bool loop_idle_ = false; // the PE's loop has nothing to run and drives the network
   int quiet_ = 0;          // of those, how many wait inside MPI with no wake-up since
   std::uint64_t wake_epoch_ = 0;
   std::uint64_t activity_ = 0; // MPI calls of threads finished, threads ended
   struct Waiter {
-    int world_rank;
+    int owner_id; // core: the world rank
     const char *call;
     int source, tag; // as the rank's blocked_* said when it began to wait
   };
@@ -149,10 +144,4 @@ private:
   static constinit thread_local int depth_;
 };
 
-// The rank that created the calling thread (directly or through other created threads), or
-// nullptr for the PE's own thread and threads that no rank created.
-Rank *creator_rank() noexcept;
-// The rank that created the calling thread, if a rank did (whether or not inside the library).
-Rank *creator_rank_any() noexcept;
-
-} // namespace ampi::ranks
+} // namespace ampi::ult

@@ -1,13 +1,13 @@
-// src/ranks/task.cpp — creating user-level threads and their first entry (see task.hpp).
-#include "ranks/task.hpp"
+// src/ult/task.cpp — creating user-level threads and their first entry (see task.hpp).
+#include "ult/task.hpp"
 
-#include "ranks/scheduler.hpp"
+#include "ult/scheduler.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 
-namespace ampi::ranks {
+namespace ampi::ult {
 
 #if defined(__SANITIZE_ADDRESS__)
 namespace sanitizer {
@@ -40,4 +40,4 @@ void Task::entry(boost::context::detail::transfer_t t) {
   self->scheduler_->finish_current();
 }
 
-} // namespace ampi::ranks
+} // namespace ampi::ult

@@ -1,4 +1,4 @@
-// src/ranks/termination.hpp — agreement between the PEs of a job on two global facts that no PE
+// src/core/termination.hpp — agreement between the PEs of a job on two global facts that no PE
 // can see alone: "every rank of the job has finished" (then all PEs leave together) and "every
 // rank still alive is blocked and no message is in flight" (a deadlock across processes: every PE
 // prints what its ranks wait for and the job ends). PE 0 coordinates with waves of probes; a PE
@@ -14,7 +14,7 @@
 #include <functional>
 #include <vector>
 
-namespace ampi::ranks {
+namespace ampi::core {
 
 class Termination {
 public:
@@ -55,4 +55,4 @@ private:
   std::int64_t next_wave_ms_ = 0;
 };
 
-} // namespace ampi::ranks
+} // namespace ampi::core

@@ -1,5 +1,5 @@
-// src/ranks/scheduler.cpp — switching between tasks and the scheduler loop (see scheduler.hpp).
-#include "ranks/scheduler.hpp"
+// src/ult/scheduler.cpp — switching between tasks and the scheduler loop (see scheduler.hpp).
+#include "ult/scheduler.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-namespace ampi::ranks {
+namespace ampi::ult {
 
 namespace ctx = boost::context::detail;
 
@@ -184,4 +184,4 @@ Task *Scheduler::run_one() {
   return returned_;
 }
 
-} // namespace ampi::ranks
+} // namespace ampi::ult

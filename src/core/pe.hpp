@@ -1,4 +1,4 @@
-// src/ranks/pe.hpp — the per-PE context: one OS thread, its scheduler and the virtual ranks it
+// src/core/pe.hpp — the per-PE context: one OS thread, its scheduler and the virtual ranks it
 // hosts, and everything that is shared by those ranks (message pool, world group, limits). The
 // running code finds it through Pe::get(); there is no other process-wide mutable state.
 #pragma once
@@ -9,10 +9,10 @@
 #include "p2p/remote.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
-#include "ranks/rank.hpp"
-#include "ranks/scheduler.hpp"
-#include "ranks/termination.hpp"
-#include "ranks/threads.hpp"
+#include "core/rank.hpp"
+#include "ult/scheduler.hpp"
+#include "core/termination.hpp"
+#include "ult/os_threads.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -40,7 +40,7 @@ struct Placement {
 struct PeConfig {
   Placement placement;
   int my_pe = 0;
-  std::size_t stack_size = ranks::StackAllocator::kDefaultSize;
+  std::size_t stack_size = ult::StackAllocator::kDefaultSize;
   std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
   // AMPI_VP (or `default_vp`, or one rank per process), AMPI_MAP, AMPI_STACK_SIZE,
   // AMPI_EAGER_LIMIT; the PE count and index come from PMIx when it is there.
@@ -69,7 +69,7 @@ public:
   const std::vector<std::unique_ptr<Rank>> &ranks() const noexcept { return ranks_; }
   // The rank running now (inside an MPI call made by user code): the rank of the created thread
   // making the call, or the rank whose user-level thread the PE runs.
-  ranks::Scheduler &scheduler() noexcept { return scheduler_; }
+  ult::Scheduler &scheduler() noexcept { return scheduler_; }
   Rank &current() noexcept {
     if (Rank *r = thread_rank_) [[unlikely]]
       return *r;
@@ -77,13 +77,13 @@ public:
   }
   // The rank whose user-level thread the PE runs (never a created thread's).
   Rank *scheduled_if() noexcept {
-    ranks::Task *t = scheduler_.current();
+    ult::Task *t = scheduler_.current();
     return t ? static_cast<Rank *>(t->owner) : nullptr;
   }
   Rank *current_if() noexcept {
     if (Rank *r = thread_rank_) [[unlikely]]
       return r;
-    ranks::Task *t = scheduler_.current();
+    ult::Task *t = scheduler_.current();
     return t ? static_cast<Rank *>(t->owner) : nullptr;
   }
   // Ranks of this PE that have not ended yet (the running one included).
@@ -114,7 +114,7 @@ public:
   }
   void wake(Rank &r) noexcept {
     scheduler_.make_ready(r.task);
-    for (auto &t : r.helper_tasks) // coll: internal tasks of r may wait for the same event
+    for (auto &t : r.coll.helper_tasks) // coll: internal tasks of r may wait for the same event
       scheduler_.make_ready(*t);
     if (threaded()) [[unlikely]]
       notify_threads();
@@ -124,7 +124,7 @@ public:
   void spawn_helper(Rank &r, std::function<void()> body);
   [[noreturn]] void exit_current(int code) noexcept;
 
-  // MPI_THREAD_SERIALIZED/MULTIPLE (see threads.hpp; src/ranks/threads.cpp). The PE is threaded
+  // MPI_THREAD_SERIALIZED/MULTIPLE (see threads.hpp; src/core/pe_threads.cpp). The PE is threaded
   // (its state guarded by the mutex) once a rank asked for it and a rank created a thread.
   bool threaded() const noexcept { return threaded_.load(std::memory_order_relaxed); }
   // A rank of this PE asked for it (inside its MPI_Init_thread, outside the mutex). When that
@@ -132,7 +132,7 @@ public:
   void enable_threads() noexcept;
   // A rank of this PE (or a thread of one) creates a thread, in the program's code.
   void thread_created() noexcept;
-  ranks::Threads &threads() noexcept { return *threads_; }
+  ult::Threads &threads() noexcept { return *threads_; }
   // A thread that a rank created enters the library: its rank, with the PE's mutex held, or
   // nullptr (not a rank's thread, or the PE is gone).
   static Rank *enter_thread() noexcept;
@@ -173,7 +173,7 @@ private:
   MainFn user_main_;
   std::vector<std::string> args_;
   char **envp_;
-  ranks::Scheduler scheduler_;
+  ult::Scheduler scheduler_;
   p2p::MessagePool messages_;
   gpu::DevPtrCache devptrs_; // gpu
   gpu::IpcCache ipc_{devptrs_};
@@ -184,14 +184,22 @@ private:
   std::optional<pmi::PmixClient> pmix_;
   p2p::RemoteSink sink_{*this};
   std::optional<ucx::Transport> transport_; // only when the job has several PEs
-  std::optional<ranks::Termination> termination_;
+  std::optional<core::Termination> termination_;
   // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it and threads exist (never off).
   std::atomic<bool> threaded_{false};
   std::atomic<bool> wants_threads_{false}, has_threads_{false};
-  std::shared_ptr<ranks::Threads> threads_;
+  std::shared_ptr<ult::Threads> threads_;
   std::uint64_t seen_activity_ = 0;
   unsigned blocks_ = 0;
   int live_ranks_ = 0;
 };
+
+namespace core {
+// The rank that created the calling thread (directly or through other created threads), or
+// nullptr for the PE's own thread and threads that no rank created (src/core/pe_threads.cpp).
+Rank *creator_rank() noexcept;
+// The rank that created the calling thread, if a rank did (whether or not inside the library).
+Rank *creator_rank_any() noexcept;
+} // namespace core
 
 } // namespace ampi

@@ -1,11 +1,10 @@
-// src/ranks/threads.cpp — threads that ranks create: the pthread_create and pthread_join that
+// src/core/pe_threads.cpp — threads that ranks create: the pthread_create and pthread_join that
 // libampi.so interposes (forwarding to the next definition, libc's), entering and leaving the
 // library from such a thread, its waits, and the PE loop's part while threads are about (see
-// threads.hpp).
-#include "ranks/threads.hpp"
-
+// src/ult/os_threads.hpp for the bookkeeping).
+#include "core/pe.hpp"
 #include "privatize/interpose.hpp"
-#include "ranks/pe.hpp"
+#include "ult/os_threads.hpp"
 
 #include <dlfcn.h>
 #include <poll.h>
@@ -21,9 +20,10 @@ namespace ampi {
 
 thread_local Rank *Pe::thread_rank_ = nullptr;
 
-namespace ranks {
+namespace core {
 
-thread_local int Threads::depth_ = 0;
+using ult::Threads;
+using ult::ThreadStart;
 
 namespace {
 
@@ -41,7 +41,7 @@ void *thread_main(void *p) {
       static_cast<std::shared_ptr<ThreadStart> *>(p));
   std::shared_ptr<ThreadStart> start = std::move(*holder);
   holder.reset();
-  created = {start->rank, start->threads.get(), start->counted};
+  created = {static_cast<Rank *>(start->owner), start->threads.get(), start->counted};
   // Also on pthread_exit and cancellation (they unwind).
   struct Ended {
     ThreadStart &s;
@@ -60,47 +60,6 @@ void *thread_main(void *p) {
 
 } // namespace
 
-void Threads::sched_yield_() noexcept {
-  ::sched_yield();
-}
-
-bool Threads::wait(std::chrono::microseconds timeout) {
-  const std::uint64_t epoch = wake_epoch_;
-  ++sleepers_;
-  const bool woken = cv_.wait_for(mutex_, timeout, [&] { return wake_epoch_ != epoch; });
-  --sleepers_;
-  return woken;
-}
-
-Threads::Threads(Pe &pe) : pe_(&pe) {
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) {
-    std::perror("ampi: eventfd");
-    std::abort();
-  }
-}
-
-Threads::~Threads() {
-  ::close(wake_fd_);
-}
-
-void Threads::wake_loop() noexcept {
-  loop_sleeps_ = false;
-  const std::uint64_t one = 1;
-  (void)!::write(wake_fd_, &one, sizeof one);
-}
-
-void Threads::wait_loop(int net_fd, std::chrono::milliseconds timeout) {
-  loop_sleeps_ = true;
-  mutex_.unlock(); // the depth stays: the loop is still inside the library
-  pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {net_fd, POLLIN, 0}};
-  ::poll(fds, net_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
-  std::uint64_t n;
-  (void)!::read(wake_fd_, &n, sizeof n);
-  mutex_.lock();
-  loop_sleeps_ = false;
-}
-
 Rank *creator_rank() noexcept {
   if (created.rank) return Threads::depth() == 0 ? created.rank : nullptr;
   Pe *pe = Pe::get_if();
@@ -114,7 +73,7 @@ Rank *creator_rank_any() noexcept {
   return created.rank;
 }
 
-} // namespace ranks
+} // namespace core
 
 void Pe::enable_threads() noexcept {
   wants_threads_.store(true, std::memory_order_relaxed);
@@ -133,12 +92,12 @@ void Pe::thread_created() noexcept {
 }
 
 Rank *Pe::enter_thread() noexcept {
-  ranks::CreatedThread &c = ranks::created;
+  core::CreatedThread &c = core::created;
   if (!c.rank) return nullptr;
-  ranks::Threads &t = *c.threads;
+  ult::Threads &t = *c.threads;
   t.lock();
-  if (ranks::Threads::depth() > 1) return c.rank; // nested (an error handler's call, ...)
-  if (!t.pe_) {
+  if (ult::Threads::depth() > 1) return c.rank; // nested (an error handler's call, ...)
+  if (!t.host_) {
     t.unlock();
     return nullptr;
   }
@@ -146,14 +105,14 @@ Rank *Pe::enter_thread() noexcept {
     c.counted = true;
     ++t.live_;
   }
-  current_ = t.pe_;
+  current_ = static_cast<Pe *>(t.host_);
   thread_rank_ = c.rank;
   return c.rank;
 }
 
 void Pe::leave_call() noexcept {
-  ranks::Threads &t = *threads_;
-  if (thread_rank_ && ranks::Threads::depth() == 1) {
+  ult::Threads &t = *threads_;
+  if (thread_rank_ && ult::Threads::depth() == 1) {
     t.touched(); // the PE's loop lets its blocked ranks look again (they share the rank's flags)
     current_ = nullptr;
     thread_rank_ = nullptr;
@@ -162,7 +121,7 @@ void Pe::leave_call() noexcept {
 }
 
 void Pe::block_thread(const char *call) {
-  ranks::Threads &t = *threads_;
+  ult::Threads &t = *threads_;
   // Counted as waiting (for the deadlock and termination checks) until a wake-up (which zeroes the
   // count) or until this returns.
   const std::uint64_t epoch = t.wake_epoch_;
@@ -183,7 +142,7 @@ void Pe::block_thread(const char *call) {
                 : std::chrono::milliseconds(transport_ ? 1 : 1000));
   }();
   for (std::size_t i = 0; i < t.waiting_.size(); ++i) {
-    if (t.waiting_[i].world_rank == thread_rank_->world_rank && t.waiting_[i].call == call) {
+    if (t.waiting_[i].owner_id == thread_rank_->world_rank && t.waiting_[i].call == call) {
       t.waiting_.erase(t.waiting_.begin() + static_cast<long>(i));
       break;
     }
@@ -201,11 +160,11 @@ void Pe::yield_thread() noexcept {
 }
 
 void Pe::join_thread(pthread_t thread) {
-  ranks::Threads &t = *threads_;
+  ult::Threads &t = *threads_;
   t.lock();
   auto it = t.joinable_.find(thread);
   if (it != t.joinable_.end()) {
-    std::shared_ptr<ranks::ThreadStart> s = it->second;
+    std::shared_ptr<ult::ThreadStart> s = it->second;
     Rank &r = current();
     while (!s->done) {
       r.blocked_source = MPI_ANY_SOURCE;
@@ -221,7 +180,7 @@ void Pe::join_thread(pthread_t thread) {
 // The scheduling loop has nothing to run and the PE is threaded; it holds the mutex. Returns true
 // when the job may end (all PEs agree).
 bool Pe::idle_threaded(int &idle) {
-  ranks::Threads &t = *threads_;
+  ult::Threads &t = *threads_;
   t.loop_idle_ = true; // until the loop runs a rank again
   if (t.activity_ != seen_activity_) {
     // Threads share their rank's flags (probing, blocked_*) with its main thread, so a wake-up
@@ -230,7 +189,7 @@ bool Pe::idle_threaded(int &idle) {
     seen_activity_ = t.activity_;
     for (auto &r : ranks_) {
       scheduler_.make_ready(r->task);
-      for (auto &h : r->helper_tasks) // coll's internal tasks of the rank
+      for (auto &h : r->coll.helper_tasks) // coll's internal tasks of the rank
         scheduler_.make_ready(*h);
     }
     if (scheduler_.has_ready()) return false;
@@ -271,8 +230,8 @@ bool Pe::idle_threaded(int &idle) {
 
 } // namespace ampi
 
-using ampi::ranks::Threads;
-using ampi::ranks::ThreadStart;
+using ampi::ult::Threads;
+using ampi::ult::ThreadStart;
 
 // Threads created by a rank carry the rank (for MPI calls, MPI_Is_thread_main and the
 // threaded PE's deadlock detection, which must wait for them).
@@ -280,12 +239,12 @@ extern "C" int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                               void *(*start_routine)(void *), void *arg) {
   using Fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
   static const Fn real = ampi::privatize::next_definition<Fn>("pthread_create");
-  ampi::Rank *creator = ampi::ranks::creator_rank();
+  ampi::Rank *creator = ampi::core::creator_rank();
   if (!creator) return real(thread, attr, start_routine, arg);
   auto start = std::make_shared<ThreadStart>();
   start->fn = start_routine;
   start->arg = arg;
-  start->rank = creator;
+  start->owner = creator;
   start->threads = creator->pe.threads().shared_from_this();
   Threads &t = *start->threads;
   int detached = PTHREAD_CREATE_JOINABLE;
@@ -298,7 +257,7 @@ extern "C" int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     t.unlock();
   }
   auto holder = std::make_unique<std::shared_ptr<ThreadStart>>(start);
-  const int rc = real(thread, attr, ampi::ranks::thread_main, holder.get());
+  const int rc = real(thread, attr, ampi::core::thread_main, holder.get());
   if (rc != 0) {
     if (start->counted) {
       t.lock();

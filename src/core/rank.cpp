@@ -1,5 +1,5 @@
-// src/ranks/rank.cpp — a virtual rank's construction (see rank.hpp).
-#include "ranks/rank.hpp"
+// src/core/rank.cpp — a virtual rank's construction (see rank.hpp).
+#include "core/rank.hpp"
 
 namespace ampi {
 

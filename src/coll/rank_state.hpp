@@ -1,0 +1,27 @@
+// src/coll/rank_state.hpp — what collectives keep per virtual rank: the internal tasks that run
+// its non-blocking collectives (core's Pe::spawn_helper; they act as the rank, and waking the
+// rank wakes them too) and its user-defined reduction operations (MPI_Op_create, handle
+// 0x58000100 | index; null entries are freed slots). core's Rank holds one (rank.coll).
+#pragma once
+
+#include "ult/task.hpp"
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace ampi::coll {
+
+struct UserOp {
+  MPI_User_function *fn = nullptr;
+  bool commutative = true;
+};
+
+struct RankState {
+  std::vector<std::unique_ptr<ult::Task>> helper_tasks;
+  std::vector<std::optional<UserOp>> user_ops;
+};
+
+} // namespace ampi::coll

@@ -1,0 +1,33 @@
+// src/comm/rank_state.hpp — what the communicator area keeps per virtual rank: its communicators
+// and groups, error handlers, attribute keys, info objects, user error classes, attributes of
+// datatypes, and the next context id it hands out. core's Rank holds one (rank.comm).
+#pragma once
+
+#include "comm/comm.hpp"
+#include "comm/objects.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace ampi::comm {
+
+struct UserErrhandler {
+  MPI_Comm_errhandler_function *fn = nullptr;
+  int refs = 0;
+};
+
+struct RankState {
+  CommTable comms;
+  GroupTable groups;
+  std::vector<UserErrhandler> errhandlers; // handle 0x54000000 | (index + 2)
+  // Attribute keys, info objects, user error classes and codes (src/comm/objects.hpp).
+  Registry objects;
+  // Datatype attributes (MPI_Type_set_attr), by handle; their keyvals live in objects.keyvals.
+  std::unordered_map<MPI_Datatype, AttrStore> type_attrs;
+  std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
+};
+
+} // namespace ampi::comm

@@ -1,0 +1,57 @@
+// src/core/rank.hpp — one virtual MPI rank: the user-level thread that runs the program's main,
+// its life-cycle flags, and the per-rank state of each area, each in a struct that area owns
+// (p2p, comm, datatype, rma, coll, privatize: <area>/rank_state.hpp).
+#pragma once
+
+#include "coll/rank_state.hpp"
+#include "comm/rank_state.hpp"
+#include "datatype/rank_state.hpp"
+#include "p2p/rank_state.hpp"
+#include "privatize/rank_state.hpp"
+#include "rma/rank_state.hpp"
+#include "ult/task.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ampi {
+
+class Pe;
+
+class Rank {
+public:
+  Rank(Pe &pe, int world_rank, std::size_t stack_size, std::function<void(Rank &)> body);
+
+  Pe &pe;
+  const int world_rank;
+  ult::Task task;
+
+  // The areas' per-rank state.
+  p2p::RankState p2p;
+  comm::RankState comm;
+  datatype::RankState datatype;
+  rma::RankState rma;
+  coll::RankState coll;
+  privatize::RankState privatize;
+
+  // The rank's own copy of the program's arguments, as its main gets them (argv points into
+  // args). Kept here rather than on the rank's stack, which exit() drops without unwinding.
+  std::vector<std::string> args;
+  std::vector<char *> argv;
+
+  bool initialized = false;
+  int thread_level = MPI_THREAD_SINGLE; // what MPI_Init(_thread) provided
+  bool finalized = false;
+  int exit_code = 0;
+  // The MPI call the rank is blocked in, for the deadlock report.
+  const char *blocked_in = nullptr;
+  std::uint32_t blocked_context = 0;
+  int blocked_source = MPI_ANY_SOURCE;
+  int blocked_tag = MPI_ANY_TAG;
+};
+
+} // namespace ampi

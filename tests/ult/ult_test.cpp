@@ -1,0 +1,233 @@
+// tests/ult/ult_test.cpp — the user-level-thread runtime alone (src/ult): tasks run on their own
+// stacks in FIFO order, block until made ready, yield to each other, finish once; per-task images
+// of memory regions follow the running task; a stack overflow faults in the guard page; the
+// OS-thread bookkeeping's waits wake on notify.
+#include "ult/os_threads.hpp"
+#include "ult/scheduler.hpp"
+#include "ult/stack.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using ampi::ult::Scheduler;
+using ampi::ult::Task;
+
+constexpr std::size_t kStack = 64 * 1024;
+
+// Runs the scheduler loop until no task is ready; returns the tasks that finished, in order.
+std::vector<Task *> drain(Scheduler &s) {
+  std::vector<Task *> finished;
+  while (Task *t = s.run_one())
+    if (t->finished()) finished.push_back(t);
+  return finished;
+}
+
+TEST(UltScheduler, RunsTasksInSpawnOrderAndYieldRoundRobins) {
+  Scheduler s;
+  std::string trace;
+  std::vector<std::unique_ptr<Task>> tasks;
+  for (char name : {'a', 'b', 'c'}) {
+    tasks.push_back(std::make_unique<Task>(kStack, [&, name] {
+      for (int i = 0; i < 3; ++i) {
+        trace += name;
+        s.yield();
+      }
+    }));
+    s.spawn(*tasks.back());
+  }
+  const auto finished = drain(s);
+  EXPECT_EQ(trace, "abcabcabc");
+  ASSERT_EQ(finished.size(), 3u);
+  for (auto &t : tasks)
+    EXPECT_TRUE(t->finished());
+}
+
+TEST(UltScheduler, BlockedTaskRunsOnlyAfterMakeReady) {
+  Scheduler s;
+  int stage = 0;
+  Task waiter(kStack, [&] {
+    stage = 1;
+    s.block();
+    stage = 3;
+  });
+  Task waker(kStack, [&] {
+    EXPECT_EQ(stage, 1);
+    stage = 2;
+    s.make_ready(waiter);
+    s.make_ready(waiter); // a second call on a ready task has no effect (queued once)
+  });
+  s.spawn(waiter);
+  s.spawn(waker);
+  drain(s);
+  EXPECT_EQ(stage, 3);
+  EXPECT_TRUE(waiter.finished());
+  EXPECT_TRUE(waker.finished());
+}
+
+TEST(UltScheduler, LoopReturnsWhenEveryTaskIsBlocked) {
+  Scheduler s;
+  bool resumed = false;
+  Task t(kStack, [&] {
+    s.block();
+    resumed = true;
+  });
+  s.spawn(t);
+  // It blocked: control comes back to the loop from it, unfinished; then nothing is ready.
+  EXPECT_EQ(s.run_one(), &t);
+  EXPECT_FALSE(t.finished());
+  EXPECT_EQ(s.run_one(), nullptr);
+  EXPECT_FALSE(s.has_ready());
+  s.make_ready(t);
+  EXPECT_TRUE(s.has_ready());
+  Task *last = s.run_one();
+  EXPECT_EQ(last, &t);
+  EXPECT_TRUE(t.finished());
+  EXPECT_TRUE(resumed);
+}
+
+TEST(UltScheduler, CurrentIsTheRunningTaskAndOwnerIsKept) {
+  Scheduler s;
+  int owner_value = 7;
+  Task *seen = nullptr;
+  void *seen_owner = nullptr;
+  Task t(kStack, [&] {
+    seen = s.current();
+    seen_owner = s.current()->owner;
+  });
+  t.owner = &owner_value;
+  s.spawn(t);
+  drain(s);
+  EXPECT_EQ(seen, &t);
+  EXPECT_EQ(seen_owner, &owner_value);
+}
+
+TEST(UltScheduler, EachTaskSeesItsOwnImageOfARegion) {
+  long live = 100; // the memory every task has its own image of
+  std::vector<long> seen;
+  {
+    Scheduler s;
+    const std::size_t offset = s.add_region(&live, sizeof live);
+    ASSERT_EQ(s.images_size(), sizeof live);
+    std::vector<std::unique_ptr<std::byte[]>> images;
+    std::vector<std::unique_ptr<Task>> tasks;
+    for (long start : {1L, 2L}) {
+      images.push_back(std::make_unique<std::byte[]>(s.images_size()));
+      std::memcpy(images.back().get() + offset, &start, sizeof start);
+      tasks.push_back(std::make_unique<Task>(kStack, [&] {
+        for (int i = 0; i < 3; ++i) {
+          seen.push_back(live);
+          live += 10; // changes this task's image only
+          s.yield();
+        }
+      }));
+      tasks.back()->images = images.back().get();
+      s.spawn(*tasks.back());
+    }
+    EXPECT_TRUE(s.in_region(&live));
+    drain(s);
+  }
+  EXPECT_EQ(seen, (std::vector<long>{1, 2, 11, 12, 21, 22}));
+  EXPECT_EQ(live, 100); // the scheduler put back what was there before any task ran
+}
+
+TEST(UltScheduler, CountsSwitches) {
+  Scheduler s;
+  Task a(kStack, [&] { s.yield(); });
+  Task b(kStack, [&] { s.yield(); });
+  s.spawn(a);
+  s.spawn(b);
+  drain(s);
+  EXPECT_GE(s.switches(), 4u); // a->b, b->a, a->b (a ends), b ends: at least one per hand-over
+}
+
+TEST(UltStack, GuardPageBelowTheUsableStack) {
+  ampi::ult::StackAllocator alloc(kStack);
+  auto ctx = alloc.allocate();
+  const std::size_t page = ampi::ult::StackAllocator::page_size();
+  auto *top = static_cast<unsigned char *>(ctx.sp);
+  auto *low = top - ctx.size;
+  EXPECT_GE(ctx.size, kStack);
+  top[-1] = 1;    // the usable stack is writable
+  low[page] = 1; // down to just above the guard page
+  // The lowest page is the guard: writing to it faults.
+  EXPECT_EXIT(
+      {
+        low[0] = 1;
+        std::exit(0);
+      },
+      ::testing::KilledBySignal(SIGSEGV), "");
+  alloc.deallocate(ctx);
+}
+
+// Touches every page of its frame on the way down, so an endless descent meets the guard page
+// (rather than jumping over it into whatever lies below).
+int descend(int depth) {
+  volatile char frame[1024];
+  frame[0] = static_cast<char>(depth);
+  frame[sizeof frame - 1] = static_cast<char>(depth);
+  return descend(depth + 1) + frame[0];
+}
+
+TEST(UltStack, OverflowInATaskFaults) {
+  EXPECT_EXIT(
+      {
+        Scheduler s;
+        Task t(kStack, [] { (void)descend(0); });
+        s.spawn(t);
+        drain(s);
+        std::exit(0);
+      },
+      ::testing::KilledBySignal(SIGSEGV), "");
+}
+
+TEST(UltThreads, WaitWakesOnNotifyFromAnotherThread) {
+  auto threads = std::make_shared<ampi::ult::Threads>(nullptr);
+  threads->lock();
+  EXPECT_EQ(ampi::ult::Threads::depth(), 1);
+  bool woken = false;
+  std::thread notifier([&] {
+    threads->lock();
+    threads->notify();
+    threads->unlock();
+  });
+  // Without the notify this waits the full minute and fails; with it, it returns true.
+  woken = threads->wait(std::chrono::minutes(1));
+  threads->unlock();
+  notifier.join();
+  EXPECT_TRUE(woken);
+  EXPECT_EQ(ampi::ult::Threads::depth(), 0);
+}
+
+TEST(UltThreads, WaitTimesOutWithoutNotify) {
+  ampi::ult::Threads threads(nullptr);
+  threads.lock();
+  EXPECT_FALSE(threads.wait(std::chrono::microseconds(1000)));
+  threads.unlock();
+}
+
+TEST(UltThreads, LoopWakesOnTouched) {
+  auto threads = std::make_shared<ampi::ult::Threads>(nullptr);
+  threads->lock();
+  std::thread toucher([&] {
+    threads->lock(); // gets in only once the loop sleeps (it released the mutex)
+    threads->touched();
+    threads->unlock();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  threads->wait_loop(-1, std::chrono::milliseconds(60000));
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  threads->unlock();
+  toucher.join();
+  EXPECT_LT(waited, std::chrono::seconds(59)); // woken, not timed out
+  EXPECT_EQ(threads->activity_, 1u);
+}
+
+} // namespace
