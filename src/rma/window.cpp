@@ -456,7 +456,7 @@ int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &o
     return MPI_SUCCESS;
   }
   Packed src = origin_bytes(w, obuf, ocount, ot);
-  // A packed copy must stay until UCX has read it: wait for local completion then.
+  // A packed copy must stay until the network has read it: wait for local completion then.
   write_target(w, t, wh, runs, src.data, !src.copy.empty());
   return MPI_SUCCESS;
 }

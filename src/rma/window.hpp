@@ -3,28 +3,29 @@
 //
 // Each member of a window has a control block: the window lock word (bit 62: held exclusively,
 // low bits: shared holders), the accumulate lock word, and for dynamic windows the table of
-// attached regions. A window works in one of three modes, chosen at creation:
-//  - PE-local (every member on this PE): data and control words are plain memory; the ranks of a
-//    PE run one at a time, so no atomics are needed.
-//  - node (members in several processes of one host; AMPI_RMA_SHM=0 turns it off): every
-//    member's control block, and the memory of MPI_Win_allocate(_shared) windows, live in POSIX
-//    shared memory that every member maps; control words change with CPU atomics, mapped data
-//    with memcpy, and the memory of MPI_Win_create and dynamic windows is read and written with
-//    process_vm_readv/writev (cross memory attach).
-//  - network (members on several hosts): memory is registered with the network port's RMA
-//    interface (src/net/rma.hpp; UCX today) and remote keys are exchanged at creation; data moves
-//    with its put/get (memcpy for members on this PE), every control word changes with its
-//    atomics (through the endpoint to our own PE for members on this PE).
+// attached regions. A window works in one of three modes (rma::Mode), chosen at creation by
+// window.cpp; each is a back-end behind the operations table rma::Backend (backend.hpp):
+//  - Self, backend_self.cpp (every member on this PE): data and control words are plain
+//    memory; the ranks of a PE run one at a time, so no atomics are needed.
+//  - Shm, backend_shm.cpp (members in several processes of one host; AMPI_RMA_SHM=0 turns it
+//    off): every member's control block, and the memory of MPI_Win_allocate(_shared) windows,
+//    live in POSIX shared memory that every member maps; control words change with CPU atomics,
+//    mapped data with memcpy, and the memory of MPI_Win_create and dynamic windows is read and
+//    written with process_vm_readv/writev (cross memory attach).
+//  - Net, backend_net.cpp (members on several hosts): memory is registered with the network
+//    port's RMA interface (src/net/rma.hpp; UCX today) and remote keys are exchanged at creation;
+//    data moves with its put/get (memcpy for members on this PE), every control word changes with
+//    its atomics (through the endpoint to our own PE for members on this PE).
 // Memory of any member may be CUDA device memory (MPI_Win_create, MPI_Win_attach), as may origin
 // and result buffers: such bytes move with CUDA copies (DevPtrCache). Within a process the device
-// address is used as it is; in node mode other members open it with CUDA IPC at creation (or at
-// first access, for attached regions) and copy to and from it directly. UCX mode does not take
+// address is used as it is; in Shm mode other members open it with CUDA IPC at creation (or at
+// first access, for attached regions) and copy to and from it directly. Net mode does not take
 // device memory (creation and attach fail with MPI_ERR_UNSUPPORTED_OPERATION).
 // Accumulates hold the target's accumulate lock for their read-modify-write, which makes them
-// element-wise atomic and ordered (in node mode on memory the window allocated, those on 4- and
+// element-wise atomic and ordered (in Shm mode on memory the window allocated, those on 4- and
 // 8-byte integers use CPU atomics instead: every one of them, so the two never meet). In the first
 // two modes nothing needs the target rank's help: passive-target operations complete while it
-// computes. In UCX mode that holds where UCX does RMA in hardware; where it emulates RMA (TCP), the
+// computes. In Net mode that holds where UCX does RMA in hardware; where it emulates RMA (TCP), the
 // target's PE serves requests whenever it drives the network (any MPI call of any of its ranks, or
 // idle).
 #pragma once
@@ -52,7 +53,7 @@ inline constexpr std::size_t kRkeyMax = 512;
 inline constexpr int kMaxRegions = 32;
 
 // One attached region of a dynamic window, as other members read it from the control block.
-// Node mode: a region in device memory carries its gpu::IpcRef in `rkey`.
+// Shm mode: a region in device memory carries its gpu::IpcRef in `rkey`.
 struct Region {
   std::uint64_t base = 0, len = 0, rkey_len = 0;
   std::uint64_t device = 0; // 1: CUDA device memory
