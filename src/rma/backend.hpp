@@ -96,7 +96,13 @@ void adopt(Window &w, int rank, const Member &m);
 // (Where::direct) moves in window.cpp; a back-end moves the rest.
 class Backend {
 public:
+  // `deferred`: operations may finish after they return (wait_pending and flush have work).
+  explicit Backend(bool deferred) : deferred(deferred) {}
   virtual ~Backend() = default;
+
+  // Read by window.cpp before calling wait_pending/flush, so that modes whose operations finish
+  // at once (Self, Shm) pay no call at a flush, unlock or complete: these are on the latency path.
+  const bool deferred;
 
   // Collective: makes the window's memory (w.base) and control block (w.ctrl), exchanges what
   // the members must know of each other and fills w.targets. MPI_SUCCESS or an error, with `why`.

@@ -39,6 +39,7 @@ struct Keys {
 
 class NetBackend final : public Backend {
 public:
+  NetBackend() : Backend(true) {}
   ~NetBackend() override { peers_.clear(); } // keys before the registrations they name
 
   int setup(Window &w, const Setup &s, const char **why) override;

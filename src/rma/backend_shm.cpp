@@ -117,6 +117,7 @@ U atomic_element(std::byte *addr, MPI_Op op, datatype::ReduceFn fn, const std::b
 
 class ShmBackend final : public Backend {
 public:
+  ShmBackend() : Backend(false) {}
   ~ShmBackend() override {
     for (const Peer &p : peers_)
       if (p.pinned) ipc_->unpin(p.ipc);

@@ -542,7 +542,7 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
   }
   if (next) {
     write_target(w, t, wh, runs, next, true);
-    w.backend->flush(w, t.rank); // the write done at the target before the lock goes
+    if (w.backend->deferred) w.backend->flush(w, t.rank); // done there before the lock goes
   }
   if (lock) w.backend->atomic(w, t, kAccOffset, false, 0, std::uint64_t(-1));
   return MPI_SUCCESS;
@@ -553,6 +553,7 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
 
 void flush(Window &w, int target) {
   std::atomic_thread_fence(std::memory_order_seq_cst); // Shm mode: our stores before what follows
+  if (!w.backend->deferred) return;
   w.backend->wait_pending(w);
   w.backend->flush(w, target);
 }
@@ -595,9 +596,9 @@ void start(Window &w, std::vector<int> targets) {
 }
 
 void complete(Window &w) {
-  w.backend->wait_pending(w);
+  if (w.backend->deferred) w.backend->wait_pending(w);
   for (int r : w.access) {
-    w.backend->flush(w, r);
+    if (w.backend->deferred) w.backend->flush(w, r);
     p2p::send(route_to(w, r, kTagComplete), nullptr, 0);
   }
   w.access.clear();
@@ -655,14 +656,14 @@ void lock(Window &w, int type, int target, bool nocheck) {
 
 void unlock(Window &w, int target) {
   auto one = [&](Target &t) {
-    w.backend->flush(w, t.rank);
+    if (w.backend->deferred) w.backend->flush(w, t.rank);
     if (t.lock == MPI_LOCK_EXCLUSIVE)
       w.backend->atomic(w, t, kLockOffset, false, 0, std::uint64_t(0) - kExclusive);
     else if (t.lock == MPI_LOCK_SHARED)
       w.backend->atomic(w, t, kLockOffset, false, 0, std::uint64_t(-1));
     t.lock = 0;
   };
-  w.backend->wait_pending(w);
+  if (w.backend->deferred) w.backend->wait_pending(w);
   if (target >= 0) {
     one(w.targets[static_cast<std::size_t>(target)]);
     --w.locks;
