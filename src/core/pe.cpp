@@ -80,8 +80,7 @@ int Placement::rank_at(int pe, int index) const noexcept {
   return round_robin ? pe + index * npes : first_of(pe) + index;
 }
 
-PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, int npes,
-                                 int my_pe) {
+PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, int npes, int my_pe) {
   PeConfig c;
   c.placement.npes = npes;
   c.my_pe = my_pe;

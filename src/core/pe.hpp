@@ -43,9 +43,9 @@ struct PeConfig {
   Placement placement;
   int my_pe = 0;
   std::size_t stack_size = ult::StackAllocator::kDefaultSize;
-  std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
-  bool verbose = false;                // AMPI_VERBOSE: notes on stderr (first PE only)
-  bool rma_shm = true;                 // AMPI_RMA_SHM: windows of one host in shared memory
+  std::size_t eager_limit = 64 * 1024;     // unexpected same-PE sends up to this size are buffered
+  bool verbose = false;                    // AMPI_VERBOSE: notes on stderr (first PE only)
+  bool rma_shm = true;                     // AMPI_RMA_SHM: windows of one host in shared memory
   std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
   ucx::TransportConfig transport;
   // From the settings read at start-up: AMPI_VP (or `default_vp`, or one rank per process),

@@ -21,7 +21,8 @@ constexpr std::uintptr_t kPage = 4096;
 
 } // namespace
 
-DevPtrCache::DevPtrCache(std::size_t async_bytes) : async_bytes_(async_bytes) {}
+DevPtrCache::DevPtrCache(std::size_t async_bytes) : async_bytes_(async_bytes) {
+}
 
 DevPtrCache::~DevPtrCache() {
   // Runs before exit() (the PE is gone before the process's exit handlers and libcuda's own

@@ -318,7 +318,8 @@ int parse_count(std::string_view option, std::string_view text) {
 
 // A value for the AMPI_* variable `variable` (the settings table's parser and range, so
 // that --stack-size accepts exactly what AMPI_STACK_SIZE does).
-std::uint64_t parse_size(std::string_view option, std::string_view text, std::string_view variable) {
+std::uint64_t parse_size(std::string_view option, std::string_view text,
+                         std::string_view variable) {
   const ampi::settings::Declaration *d = ampi::settings::find(variable);
   std::uint64_t value = 0;
   if (auto e = ampi::settings::check(*d, text))

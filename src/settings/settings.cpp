@@ -13,7 +13,9 @@ namespace ampi::settings {
 
 namespace {
 
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char lower(char c) {
+  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
 
 bool equal_nocase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -41,7 +43,8 @@ const char *lookup_or_getenv(const Lookup &lookup, const char *name) {
   return lookup ? lookup(name) : std::getenv(name);
 }
 
-template <class T> std::optional<Error> read_one(const Declaration &d, std::string_view text, T &out);
+template <class T>
+std::optional<Error> read_one(const Declaration &d, std::string_view text, T &out);
 
 template <>
 std::optional<Error> read_one(const Declaration &d, std::string_view text, std::uint64_t &out) {
@@ -198,8 +201,8 @@ std::string accepted(const Declaration &d) {
 }
 
 std::string Error::message() const {
-  return std::string(declaration->name) + "=" + value + ": " + reason + " (accepted: " +
-         accepted(*declaration) + ")";
+  return std::string(declaration->name) + "=" + value + ": " + reason +
+         " (accepted: " + accepted(*declaration) + ")";
 }
 
 const Declaration *find(std::string_view name) {
@@ -235,7 +238,7 @@ std::optional<Error> check(const Declaration &d, std::string_view text) {
 Settings::Settings() {
   std::size_t i = 0;
 #define AMPI_SETTING(NAME, member, kind, def, lo, hi, choices, help)                               \
-  if (!kTable[i].default_text.empty()) static_cast<void>(read_one(kTable[i], def, member));       \
+  if (!kTable[i].default_text.empty()) static_cast<void>(read_one(kTable[i], def, member));        \
   ++i;
 #include "settings/settings.def"
 #undef AMPI_SETTING
