@@ -4,17 +4,17 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "core/rank.hpp"
+#include "core/termination.hpp"
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
 #include "p2p/remote.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
-#include "core/rank.hpp"
-#include "ult/scheduler.hpp"
-#include "core/termination.hpp"
-#include "ult/os_threads.hpp"
 #include "settings/settings.hpp"
 #include "ucx/transport.hpp"
+#include "ult/os_threads.hpp"
+#include "ult/scheduler.hpp"
 
 #include <atomic>
 #include <cstddef>

@@ -3,10 +3,10 @@
 // program's main once per virtual rank — each rank in its own copy of the program when several
 // share the process (src/privatize); ampi_exit_rank() turns exit() in a rank into the end of that
 // rank (or of the job, if the rank is between MPI_Init and MPI_Finalize).
-#include "privatize/got_patch.hpp"
-#include "privatize/privatize.hpp"
 #include "core/device_reset.hpp"
 #include "core/pe.hpp"
+#include "privatize/got_patch.hpp"
+#include "privatize/privatize.hpp"
 #include "settings/settings.hpp"
 
 #include <cstdio>
