@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -269,12 +268,6 @@ const Region *find_region(const Ctrl &c, std::uint64_t a, std::uint64_t b) {
 
 namespace {
 
-// The mode's one setting (AMPI_RMA_SHM=0: windows across processes of one host use the network).
-bool shm_allowed() {
-  const char *e = std::getenv("AMPI_RMA_SHM");
-  return !(e && std::strcmp(e, "0") == 0);
-}
-
 // Where the members live: every one on this PE (Self), on this host (Shm, unless AMPI_RMA_SHM=0),
 // or on several hosts (Net). Fills s.offsets/total from everyone's size (shared windows).
 Mode choose_mode(Window &w, Setup &s, bool *one_host) {
@@ -296,7 +289,8 @@ Mode choose_mode(Window &w, Setup &s, bool *one_host) {
     s.total += places[r].size;
   }
   if (one_pe) return Mode::Self;
-  return *one_host && shm_allowed() ? Mode::Shm : Mode::Net;
+  // AMPI_RMA_SHM=0 (the settings table, src/settings): across processes, the network.
+  return *one_host && w.self.pe.config().rma_shm ? Mode::Shm : Mode::Net;
 }
 
 std::unique_ptr<Backend> make_backend(Mode m) {
