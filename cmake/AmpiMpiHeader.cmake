@@ -20,7 +20,8 @@ function(ampi_generate_mpi_h template def output)
       message(FATAL_ERROR "${def}: ${name} has index ${index}, expected ${expected}")
     endif()
     math(EXPR expected "${expected} + 1")
-    # 0x4c000000 | index: the kind byte of a predefined datatype (src/handles/handle.hpp).
+    # 0x4c000000 | index: handles::kind::builtin_datatype (src/handles/handle.hpp; its kinds.cpp
+    # fails the build if the two disagree).
     math(EXPR handle "0x4c000000 | ${index}" OUTPUT_FORMAT HEXADECIMAL)
     string(APPEND lines "#define ${name} ((MPI_Datatype)${handle})\n")
   endforeach()
