@@ -4,15 +4,17 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "core/rank.hpp"
+#include "core/termination.hpp"
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
-#include "p2p/remote.hpp"
+#include "net/port.hpp"
+#include "p2p/net_handler.hpp"
+#include "p2p/protocol.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
-#include "core/rank.hpp"
-#include "ult/scheduler.hpp"
-#include "core/termination.hpp"
 #include "ult/os_threads.hpp"
+#include "ult/scheduler.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -22,6 +24,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace ampi::ucx {
+class Transport;
+}
 
 namespace ampi {
 
@@ -105,13 +111,16 @@ public:
     poll();
     scheduler_.yield();
   }
-  // Drives the network (no-op in a one-process job); true if anything happened.
-  bool poll() { return transport_ && transport_->progress(); }
-  ucx::Transport *transport() noexcept { return transport_ ? &*transport_ : nullptr; }
-  // A control envelope from another PE (termination and deadlock detection).
-  void control(const ucx::Header &h) {
-    if (termination_) termination_->control(h);
-  }
+  // Drives the network (no-op in a one-process job: no call at all); true if anything happened.
+  bool poll() { return port_->remote() && port_->progress(); }
+  // The network port: UCX, or the null port of a one-process job (never null).
+  net::Port &port() noexcept { return *port_; }
+  // The UCX port itself, for one-sided communication only (src/rma, until it has a port
+  // sub-interface of its own); nullptr in a one-process job.
+  ucx::Transport *transport() noexcept { return ucx_; }
+  // p2p: the protocol table, and its end of the network port.
+  p2p::Protocols &protocols() noexcept { return protocols_; }
+  p2p::NetHandler &net_handler() noexcept { return net_handler_; }
   void wake(Rank &r) noexcept {
     scheduler_.make_ready(r.task);
     for (auto &t : r.coll.helper_tasks) // coll: internal tasks of r may wait for the same event
@@ -182,9 +191,12 @@ private:
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
   std::optional<pmi::PmixClient> pmix_;
-  p2p::RemoteSink sink_{*this};
-  std::optional<ucx::Transport> transport_; // only when the job has several PEs
-  std::optional<core::Termination> termination_;
+  p2p::Protocols protocols_{
+      p2p::Thresholds::from_environment(config_.eager_limit, devptrs_.async_bytes())};
+  p2p::NetHandler net_handler_{*this, protocols_.limits().gpu_eager_limit};
+  std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(net_handler_);
+  ucx::Transport *ucx_ = nullptr;                // port_, when it is UCX
+  std::optional<core::Termination> termination_; // only when the job has several PEs
   // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it and threads exist (never off).
   std::atomic<bool> threaded_{false};
   std::atomic<bool> wants_threads_{false}, has_threads_{false};
