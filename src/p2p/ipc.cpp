@@ -36,6 +36,9 @@ void send_host(Request &req, const Outgoing &m, int dest_pe) {
   if (!pe.ipc().describe(m.buf, &ref)) { // memory CUDA cannot export: over the network
     Outgoing net = m;
     net.protocol = Protocol::NetRendezvous;
+    if (pe.protocols().tracing()) [[unlikely]]
+      pe.protocols().trace({Backend::Net, net.protocol}, m.kind, m.bytes, req.owner->world_rank,
+                           m.route.dest_world);
     send_net(req, net, dest_pe);
     return;
   }
