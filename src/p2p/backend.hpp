@@ -1,8 +1,9 @@
 // src/p2p/backend.hpp — the three back-ends that carry a message once the protocol table
-// (protocol.hpp) has chosen: the same PE (self.cpp), the same host (ipc.cpp: CUDA IPC today; a
+// (protocol.hpp) has chosen: the same PE (self.hpp), the same host (ipc.cpp: CUDA IPC today; a
 // shared-memory path goes here later) and the network port (net.cpp). Each sends with one
-// signature, and each has its receive side for a message that matched a receive. start_send
-// (p2p.cpp) chooses once and switches on the back-end: no virtual call on the same-PE path.
+// shape of signature, and each has its receive side for a message that matched a receive.
+// start_send (p2p.cpp) chooses once and switches on the back-end: no virtual call on the same-PE
+// path.
 #pragma once
 
 #include "net/port.hpp"
@@ -24,23 +25,16 @@ struct Outgoing {
   const void *buf;
   std::size_t bytes;
   gpu::MemKind kind; // of buf
-  Protocol protocol;
-  bool synchronous; // MPI_Ssend: completes when the receiver has matched it
+  bool synchronous;  // MPI_Ssend: completes when the receiver has matched it
 };
 
-// Same PE: `dst` is the receiving rank (hosted here).
-void send_self(Request &req, const Outgoing &m, Rank &dst);
-// Same host (HostIpc) and network: `dest_pe` is the receiver's PE.
+// Same PE: send_self(req, m, dst) and deliver (the copy into a matched receive) are inline, in
+// self.hpp; send_self asks the table itself, and only when no receive is posted.
+// Same host (HostIpc) and network (`protocol`: NetEager, NetGpuStaged or NetRendezvous):
+// `dest_pe` is the receiver's PE.
 void send_host(Request &req, const Outgoing &m, int dest_pe);
-void send_net(Request &req, const Outgoing &m, int dest_pe);
+void send_net(Request &req, const Outgoing &m, Protocol protocol, int dest_pe);
 
-// Copies a message into matched receive `rreq` and fills in its status. `data` is host memory
-// unless `src_kind` says otherwise. When the data is still in the sender's buffer (its request
-// `sreq` given), a copy that involves device memory and is large enough goes on in the
-// background: then it returns false, and both requests complete when the copy has finished;
-// otherwise the caller completes them.
-bool deliver(Request &rreq, const void *data, std::size_t bytes, int source, int tag,
-             gpu::MemKind src_kind = gpu::MemKind::Host, Request *sreq = nullptr);
 // Network: receives the data of a matched rendezvous message (posted under `data_id`) straight
 // into the receive buffer; completes when it is there.
 void receive_net_data(Request &rreq, int source, int tag, std::size_t bytes, std::uint64_t data_id);

@@ -34,12 +34,10 @@ void send_host(Request &req, const Outgoing &m, int dest_pe) {
   Pe &pe = req.owner->pe;
   gpu::IpcRef ref;
   if (!pe.ipc().describe(m.buf, &ref)) { // memory CUDA cannot export: over the network
-    Outgoing net = m;
-    net.protocol = Protocol::NetRendezvous;
     if (pe.protocols().tracing()) [[unlikely]]
-      pe.protocols().trace({Backend::Net, net.protocol}, m.kind, m.bytes, req.owner->world_rank,
-                           m.route.dest_world);
-    send_net(req, net, dest_pe);
+      pe.protocols().trace({Backend::Net, Protocol::NetRendezvous}, m.kind, m.bytes,
+                           req.owner->world_rank, m.route.dest_world);
+    send_net(req, m, Protocol::NetRendezvous, dest_pe);
     return;
   }
   // What the legacy stream still writes into the buffer (a cudaMemcpy from pageable memory)

@@ -7,6 +7,7 @@
 #include "core/pe.hpp"
 #include "p2p/backend.hpp"
 #include "p2p/net_handler.hpp"
+#include "p2p/self.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -21,10 +22,10 @@ net::Envelope envelope_of(const Outgoing &m) noexcept {
 
 } // namespace
 
-void send_net(Request &req, const Outgoing &m, int dest_pe) {
+void send_net(Request &req, const Outgoing &m, Protocol protocol, int dest_pe) {
   Pe &pe = req.owner->pe;
   net::Port &port = pe.port();
-  switch (m.protocol) {
+  switch (protocol) {
   case Protocol::NetEager:
     port.send(dest_pe, net::Eager{envelope_of(m)}, m.buf, m.bytes);
     complete(req);

@@ -7,6 +7,7 @@
 #include "core/pe.hpp"
 #include "p2p/backend.hpp"
 #include "p2p/net_handler.hpp"
+#include "p2p/self.hpp"
 
 #include <cstring>
 
@@ -36,29 +37,35 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
   req.peer = dst;
   const gpu::MemKind kind = pe.devptrs().kind(buf);
   const bool synchronous = mode == Mode::Synchronous;
-  // Where the receiver is. Host data has no same-host path yet (the shared-memory back-end of a
-  // later issue changes this), so only device data asks the port.
-  Locality where = Locality::SamePe;
-  int dest_pe = -1;
-  if (!dst) [[unlikely]] {
-    dest_pe = pe.pe_of(route.dest_world);
-    where = gpu::is_device(kind) && pe.net_handler().ipc_reachable(dest_pe) ? Locality::SameHost
-                                                                            : Locality::OtherHost;
+  const Outgoing m{route, buf, bytes, kind, synchronous};
+  if (dst) [[likely]] {
+    // Same PE. The table's answer matters only when no receive is posted yet (with one, every
+    // protocol is the same single copy): send_self asks it then, which keeps the decision off
+    // the fastest path. The trace asks it here.
+    if (pe.protocols().tracing()) [[unlikely]]
+      pe.protocols().trace(pe.protocols().choose(Locality::SamePe, kind, bytes, synchronous), kind,
+                           bytes, req.owner->world_rank, route.dest_world);
+    send_self(req, m, *dst);
+    return;
   }
+  // Another PE. Host data has no same-host path yet (the shared-memory back-end of a later issue
+  // changes this), so only device data asks the port where the receiver is.
+  const int dest_pe = pe.pe_of(route.dest_world);
+  const Locality where = gpu::is_device(kind) && pe.net_handler().ipc_reachable(dest_pe)
+                             ? Locality::SameHost
+                             : Locality::OtherHost;
   const Choice c = pe.protocols().choose(where, kind, bytes, synchronous);
   if (pe.protocols().tracing()) [[unlikely]]
     pe.protocols().trace(c, kind, bytes, req.owner->world_rank, route.dest_world);
-  const Outgoing m{route, buf, bytes, kind, c.protocol, synchronous};
   switch (c.backend) {
-  case Backend::Self:
-    send_self(req, m, *dst);
-    return;
   case Backend::Host:
     send_host(req, m, dest_pe);
     return;
   case Backend::Net:
-    send_net(req, m, dest_pe);
+    send_net(req, m, c.protocol, dest_pe);
     return;
+  case Backend::Self: // never for another PE
+    break;
   }
 }
 
