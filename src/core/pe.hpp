@@ -13,6 +13,7 @@
 #include "p2p/protocol.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
+#include "settings/settings.hpp"
 #include "ult/os_threads.hpp"
 #include "ult/scheduler.hpp"
 
@@ -47,10 +48,17 @@ struct PeConfig {
   Placement placement;
   int my_pe = 0;
   std::size_t stack_size = ult::StackAllocator::kDefaultSize;
-  std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
-  // AMPI_VP (or `default_vp`, or one rank per process), AMPI_MAP, AMPI_STACK_SIZE,
-  // AMPI_EAGER_LIMIT; the PE count and index come from PMIx when it is there.
-  static PeConfig from_environment(int default_vp, int npes, int my_pe);
+  std::size_t eager_limit = 64 * 1024;     // unexpected same-PE sends up to this size are buffered
+  bool verbose = false;                    // AMPI_VERBOSE: notes on stderr (first PE only)
+  bool rma_shm = true;                     // AMPI_RMA_SHM: windows of one host in shared memory
+  std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
+  // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
+  // AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
+  p2p::Thresholds protocol;
+  // From the settings read at start-up: AMPI_VP (or `default_vp`, or one rank per process),
+  // AMPI_MAP, AMPI_STACK_SIZE, AMPI_EAGER_LIMIT and the rest; the PE count and index come from
+  // PMIx when it is there.
+  static PeConfig from_settings(const settings::Settings &s, int default_vp, int npes, int my_pe);
 };
 
 class Pe {
@@ -184,15 +192,14 @@ private:
   char **envp_;
   ult::Scheduler scheduler_;
   p2p::MessagePool messages_;
-  gpu::DevPtrCache devptrs_; // gpu
+  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
   std::optional<pmi::PmixClient> pmix_;
-  p2p::Protocols protocols_{
-      p2p::Thresholds::from_environment(config_.eager_limit, devptrs_.async_bytes())};
+  p2p::Protocols protocols_{config_.protocol};
   p2p::NetHandler net_handler_{*this, protocols_.limits().gpu_eager_limit};
   std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(net_handler_);
   ucx::Transport *ucx_ = nullptr;                // port_, when it is UCX

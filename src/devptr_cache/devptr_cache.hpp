@@ -37,7 +37,8 @@ std::uint64_t mapping_generation() noexcept;
 
 class DevPtrCache {
 public:
-  DevPtrCache();
+  // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()).
+  explicit DevPtrCache(std::size_t async_bytes);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -56,6 +57,16 @@ public:
     else if (n)
       std::memcpy(dst, src, n);
   }
+
+  // Copies pieces [offset, offset + len) of `src` to the same offsets of `dst` (one side device
+  // memory): all issued on our stream, then one synchronize, so that a scatter into device memory
+  // (the runs of a non-contiguous datatype, p2p/data.hpp) waits once rather than once per piece.
+  struct Piece {
+    std::ptrdiff_t offset;
+    std::size_t len;
+  };
+  void copy_pieces(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+                   const Piece *pieces, std::size_t n);
 
   // Starts a copy that involves device memory on one of a few streams of ours (copies started
   // one after another run concurrently) and returns; poll_copies() calls `done` once it has
@@ -155,7 +166,7 @@ private:
   std::size_t next_copy_stream_ = 0;
   std::vector<Pending> pending_;
   std::vector<std::pair<CUcontext, CUevent>> free_events_;
-  std::size_t async_bytes_ = 16 * 1024;
+  std::size_t async_bytes_;
   Stats stats_;
 };
 

@@ -1,7 +1,7 @@
 // src/p2p/protocol.hpp — the one table that decides, once per message, which back-end carries it
 // and with which protocol, from its size, its memory kind and where the receiver is. Every
-// threshold that takes part is here (the settings that set them are read in one spot,
-// Thresholds::from_environment), and so are the names that AMPI_DEBUG_PROTOCOL=1 prints.
+// threshold that takes part is here (filled in from the settings table, src/settings, by core's
+// PeConfig::from_settings), and so are the names that AMPI_DEBUG_PROTOCOL=1 prints.
 // choose() is a pure function (unit-tested in tests/p2p/protocol_test.cpp): the back-ends only
 // carry out what it says.
 #pragma once
@@ -60,10 +60,6 @@ struct Thresholds {
   bool gpu_ipc_refuse = false;
   // AMPI_DEBUG_PROTOCOL=1: print the choice for each new (protocol, memory kind, size class).
   bool debug = false;
-
-  // The network settings from the environment; the same-PE ones come from core's
-  // configuration and the device-memory cache.
-  static Thresholds from_environment(std::size_t self_eager_limit, std::size_t self_device_direct);
 };
 
 // The decision. `synchronous`: MPI_Ssend and friends (never eager).

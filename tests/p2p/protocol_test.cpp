@@ -1,11 +1,10 @@
 // tests/p2p/protocol_test.cpp — the protocol table (src/p2p/protocol.hpp): which back-end and
 // protocol each size, memory kind and locality get with the default thresholds and with the
-// settings changed, and the settings' parsing.
+// thresholds changed, and the AMPI_DEBUG_PROTOCOL trace.
 #include "p2p/protocol.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
 namespace {
@@ -75,31 +74,6 @@ TEST(ProtocolTable, Names) {
   EXPECT_STREQ(name(Protocol::HostIpc), "cuda-ipc");
   EXPECT_STREQ(name(Protocol::NetGpuStaged), "gpu-staged-eager");
   EXPECT_STREQ(name(MemKind::Device), "device");
-}
-
-TEST(ProtocolTable, FromEnvironment) {
-  ::setenv("AMPI_UCX_EAGER_LIMIT", "4096", 1);
-  ::setenv("AMPI_GPU_EAGER_LIMIT", "100000", 1); // clamped to the network eager limit
-  ::setenv("AMPI_GPU_IPC", "0", 1);
-  ::setenv("AMPI_DEBUG_PROTOCOL", "1", 1);
-  const Thresholds t = Thresholds::from_environment(1000, 2000);
-  EXPECT_EQ(t.self_eager_limit, 1000u);
-  EXPECT_EQ(t.self_device_direct, 2000u);
-  EXPECT_EQ(t.net_eager_limit, 4096u);
-  EXPECT_EQ(t.gpu_eager_limit, 4096u);
-  EXPECT_FALSE(t.gpu_ipc);
-  EXPECT_FALSE(t.gpu_ipc_refuse);
-  EXPECT_TRUE(t.debug);
-  ::unsetenv("AMPI_UCX_EAGER_LIMIT");
-  ::unsetenv("AMPI_GPU_EAGER_LIMIT");
-  ::unsetenv("AMPI_GPU_IPC");
-  ::setenv("AMPI_DEBUG_PROTOCOL", "0", 1);
-  const Thresholds d = Thresholds::from_environment(64 * 1024, 16 * 1024);
-  EXPECT_EQ(d.net_eager_limit, 8192u);
-  EXPECT_EQ(d.gpu_eager_limit, 0u);
-  EXPECT_TRUE(d.gpu_ipc);
-  EXPECT_FALSE(d.debug);
-  ::unsetenv("AMPI_DEBUG_PROTOCOL");
 }
 
 TEST(ProtocolTable, TracePrintsEachClassOnce) {
