@@ -141,10 +141,8 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     ranks_.push_back(std::move(rank));
   }
   if (pmix_ && pl.npes > 1) {
-    ucx::OpenedPort opened = ucx::open_port(*pmix_, config_.my_pe, pl.npes, net_handler_, devptrs_,
-                                            net::PortConfig{protocols_.limits().net_eager_limit});
-    port_ = std::move(opened.port);
-    ucx_ = opened.ucx;
+    port_ = ucx::open_port(*pmix_, config_.my_pe, pl.npes, net_handler_, devptrs_,
+                           net::PortConfig{protocols_.limits().net_eager_limit});
     termination_.emplace(*port_, [this] {
       print_blocked_ranks();
       if (config_.my_pe == 0) { // let the other processes print theirs before the job ends
@@ -181,7 +179,6 @@ Pe::~Pe() {
     // this process is still alive: a finalize it sees only after the exit looks like a crash.
     termination_.reset();
     pmix_.reset();
-    ucx_ = nullptr;
     port_.reset();
   }
   current_ = nullptr;

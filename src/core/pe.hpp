@@ -26,10 +26,6 @@
 #include <string>
 #include <vector>
 
-namespace ampi::ucx {
-class Transport;
-}
-
 namespace ampi {
 
 // Where the ranks of a job live: V ranks over P PEs (one PE per process), in balanced blocks
@@ -125,7 +121,6 @@ public:
   net::Port &port() noexcept { return *port_; }
   // The UCX port itself, for one-sided communication only (src/rma, until it has a port
   // sub-interface of its own); nullptr in a one-process job.
-  ucx::Transport *transport() noexcept { return ucx_; }
   // p2p: the protocol table, and its end of the network port.
   p2p::Protocols &protocols() noexcept { return protocols_; }
   p2p::NetHandler &net_handler() noexcept { return net_handler_; }
@@ -202,7 +197,6 @@ private:
   p2p::Protocols protocols_{config_.protocol};
   p2p::NetHandler net_handler_{*this, protocols_.limits().gpu_eager_limit};
   std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(net_handler_);
-  ucx::Transport *ucx_ = nullptr;                // port_, when it is UCX
   std::optional<core::Termination> termination_; // only when the job has several PEs
   // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it and threads exist (never off).
   std::atomic<bool> threaded_{false};

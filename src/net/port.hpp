@@ -14,6 +14,7 @@
 
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
+#include "net/rma.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -195,6 +196,9 @@ public:
   virtual int event_fd() const noexcept = 0;
   // Ends every connection (after the job's final barrier).
   virtual void disconnect() = 0;
+  // One-sided operations (src/net/rma.hpp) to other PEs' registered memory; nullptr when the
+  // port has none (the null port of a one-process job, whose windows never need it).
+  virtual Rma *rma() noexcept = 0;
 
   std::uint64_t messages_sent() const noexcept final { return sent_; }
   std::uint64_t messages_received() const noexcept final { return received_; }
@@ -236,6 +240,7 @@ public:
   bool arm() override { return false; }
   int event_fd() const noexcept override { return -1; }
   void disconnect() override {}
+  Rma *rma() noexcept override { return nullptr; }
 
 private:
   void send_am(int, AmKind, const void *, std::size_t, const void *, std::size_t) override;

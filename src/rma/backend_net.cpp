@@ -14,20 +14,14 @@
 #include <memory>
 #include <vector>
 
-namespace ampi::ucx {
-class Transport;
-net::Rma &rma_of(Transport &tx); // src/ucx/rma.cpp
-} // namespace ampi::ucx
-
 namespace ampi::rma {
 
 namespace {
 
-// The PE's RMA interface of the network port. Today the PE's UCX transport provides it; when the
-// port (src/net) lands, this becomes the port's own accessor. Only windows in this mode call it,
-// and only where the job has several PEs (so a transport exists).
+// The PE's RMA interface of the network port. Only windows in this mode call it, and only where
+// the job has several PEs (so the port is a real one, which has it).
 net::Rma &network(Pe &pe) {
-  return ucx::rma_of(*pe.transport());
+  return *pe.port().rma();
 }
 
 // The packed remote keys, exchanged after the members' records.

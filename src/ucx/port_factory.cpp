@@ -5,11 +5,10 @@
 
 namespace ampi::ucx {
 
-OpenedPort open_port(pmi::PmixClient &pmix, int my_pe, int npes, net::Handler &handler,
-                     gpu::DevPtrCache &mem, const net::PortConfig &config) {
-  auto t = std::make_unique<Transport>(pmix, my_pe, npes, handler, mem, config);
-  Transport *raw = t.get();
-  return {std::move(t), raw};
+std::unique_ptr<net::Port> open_port(pmi::PmixClient &pmix, int my_pe, int npes,
+                                     net::Handler &handler, gpu::DevPtrCache &mem,
+                                     const net::PortConfig &config) {
+  return std::make_unique<Transport>(pmix, my_pe, npes, handler, mem, config);
 }
 
 } // namespace ampi::ucx

@@ -12,18 +12,10 @@ class PmixClient;
 
 namespace ampi::ucx {
 
-class Transport;
-
-struct OpenedPort {
-  std::unique_ptr<net::Port> port;
-  // The same object as UCX, for one-sided communication (src/rma, src/ucx/rma.*) until it has a
-  // port sub-interface of its own.
-  Transport *ucx = nullptr;
-};
-
 // Connects this PE to the job's other PEs (collective: every PE calls it at start-up; the PMIx
 // client is used only here).
-OpenedPort open_port(pmi::PmixClient &pmix, int my_pe, int npes, net::Handler &handler,
-                     gpu::DevPtrCache &mem, const net::PortConfig &config);
+std::unique_ptr<net::Port> open_port(pmi::PmixClient &pmix, int my_pe, int npes,
+                                     net::Handler &handler, gpu::DevPtrCache &mem,
+                                     const net::PortConfig &config);
 
 } // namespace ampi::ucx

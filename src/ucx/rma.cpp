@@ -2,7 +2,6 @@
 // implementation of net::Rma (see rma.hpp).
 #include "ucx/rma.hpp"
 
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -118,15 +117,6 @@ bool Rma::test(net::RmaOp r) {
   ucp_request_free(r);
   if (st != UCS_OK) fail("one-sided operation", st);
   return true;
-}
-
-net::Rma &rma_of(Transport &tx) {
-  // One PE per process, so one adapter; made anew only if the PE's transport was replaced.
-  static std::mutex m;
-  static std::unique_ptr<Rma> one;
-  const std::lock_guard lock(m);
-  if (!one || &one->transport() != &tx) one = std::make_unique<Rma>(tx);
-  return *one;
 }
 
 } // namespace ampi::ucx

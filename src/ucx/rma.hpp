@@ -73,8 +73,4 @@ private:
   Transport &tx_;
 };
 
-// The RMA interface of `tx` (one per process: one PE per process). Windows reach it through
-// rma::network() in src/rma/backend_net.cpp only.
-net::Rma &rma_of(Transport &tx);
-
 } // namespace ampi::ucx

@@ -1,6 +1,7 @@
 // src/ucx/transport.cpp — the UCX port: UCP context, worker, endpoints, active messages and data
 // between PEs (see transport.hpp for the tag layout).
 #include "ucx/transport.hpp"
+#include "ucx/rma.hpp"
 
 #include "pmi/host.hpp"
 
@@ -132,6 +133,11 @@ Transport::~Transport() {
   }
   if (worker_) ucp_worker_destroy(worker_);
   if (context_) ucp_cleanup(context_);
+}
+
+net::Rma *Transport::rma() noexcept {
+  if (!rma_) rma_ = std::make_unique<Rma>(*this); // only jobs with windows over the network
+  return rma_.get();
 }
 
 void Transport::disconnect() {

@@ -49,6 +49,7 @@ public:
   bool arm() override;
   int event_fd() const noexcept override { return efd_; }
   void disconnect() override;
+  net::Rma *rma() noexcept override;
 
   // For one-sided communication (src/ucx/rma.cpp): the UCP context (memory registration), the
   // worker (progress, flush) and the endpoint to a PE (created on first use; also to our own PE,
@@ -100,6 +101,7 @@ private:
   std::vector<std::byte> staging_ = std::vector<std::byte>(kStagingBytes); // small sends
   std::vector<AmSlot> slots_; // a ring, delivered from head_
   std::size_t head_ = 0;
+  std::unique_ptr<class Rma> rma_; // the one-sided interface over this transport (src/ucx/rma.*)
 };
 
 } // namespace ampi::ucx
