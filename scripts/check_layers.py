@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """scripts/check_layers.py — checks that the files of src/ include only what their layer allows.
 
-    scripts/check_layers.py [--config scripts/layers.conf] [--src src] [--graph]
+    scripts/check_layers.py [--config scripts/layers.conf] [--src src] [--doc ARCHITECTURE.md]
+                            [--graph]
 
 The rules are in scripts/layers.conf (its header explains them). Prints one line per violation,
 `FILE:LINE: includes "X": why`, and exits 1 if there is any; 0 otherwise. Temporary allowances
 that the code no longer needs are listed as notes (not failures), so they can be removed.
+--doc also checks that the module table of ARCHITECTURE.md states the same rules.
 --graph prints the module graph as it is (module -> modules it includes) and exits.
 Run by CTest as layers.check (label unit); layers.checker_fails tests it on tests/layers/.
 Standard library only (Python 3.7+).
@@ -223,6 +225,42 @@ def check(cfg, src):
     return errors, stale
 
 
+LOWER = 'ult matching datatype devptr_cache pmi net settings handles base'.split()
+
+
+def check_doc(cfg, doc):
+    """The module table of `doc` (between the layers-table markers) against the config: every
+    module has a row, and each row's `May include` cell names what the config allows ("layers 0-1"
+    stands for LOWER, "nothing" for no module; a parenthesis is a remark)."""
+    errors = []
+    with open(doc, encoding='utf-8') as f:
+        text = f.read()
+    m = re.search(r'<!-- layers-table: begin.*?-->(.*?)<!-- layers-table: end -->', text, re.S)
+    if not m:
+        return [f'{doc}: no layers-table markers']
+    seen = set()
+    for row in m.group(1).splitlines():
+        cells = [c.strip() for c in row.strip().strip('|').split('|')]
+        if len(cells) != 4 or not cells[1].startswith('`'):
+            continue
+        mods = re.findall(r'`([^`]+)`', cells[1])
+        may = re.sub(r'\(.*?\)', ' ', cells[3]).replace('`', ' ').replace('+', ' ')
+        may = may.replace(',', ' ').replace('layers 0-1', ' '.join(LOWER)).split()
+        may = set() if may == ['nothing'] else set(may)
+        for mod in mods:
+            seen.add(mod)
+            if mod not in cfg.modules:
+                errors.append(f'{doc}: module {mod!r} is not in {cfg.path}')
+            elif set(cfg.modules[mod]) != may:
+                errors.append(f'{doc}: the row of {mod!r} says it may include '
+                              f'{" ".join(sorted(may)) or "nothing"}; {cfg.path} says '
+                              f'{" ".join(sorted(cfg.modules[mod])) or "nothing"}')
+    for mod in cfg.modules:
+        if mod not in seen:
+            errors.append(f'{doc}: no row for module {mod!r} of {cfg.path}')
+    return errors
+
+
 def graph(src):
     edges = {}
     for rel, incs in scan(src).items():
@@ -239,6 +277,7 @@ def main():
     ap.add_argument('--config', default=os.path.join(here, 'layers.conf'))
     ap.add_argument('--src', default=os.path.join(here, '..', 'src'))
     ap.add_argument('--graph', action='store_true', help='print the current module graph')
+    ap.add_argument('--doc', help='also check the module table of this file (ARCHITECTURE.md)')
     args = ap.parse_args()
     src = os.path.relpath(os.path.normpath(args.src))
     if args.graph:
@@ -246,13 +285,15 @@ def main():
         return 0
     cfg = parse_config(args.config)
     errors, stale = check(cfg, src)
+    if args.doc:
+        errors += check_doc(cfg, args.doc)
     for (rel, inc) in stale:
         print(f'note: {args.config}:{cfg.temporary[(rel, inc)]}: temporary allowance '
               f'{rel} -> {inc} is no longer needed: remove it')
     for e in errors:
         print(e)
     if errors:
-        print(f'check_layers: {len(errors)} include(s) across a forbidden boundary '
+        print(f'check_layers: {len(errors)} violation(s) of the layers '
               f'(rules: {args.config}; see ARCHITECTURE.md)')
         return 1
     print(f'check_layers: {len(cfg.temporary) - len(stale)} temporary allowance(s) in use, '

@@ -23,7 +23,7 @@ expect 'src/ult/task.hpp:3: includes "core/pe.hpp": ult may not include core'
 expect 'src/matching/engine.hpp:4: includes "ucx/transport.hpp": matching may not include ucx'
 expect "src/core/pe.hpp:3: reaches <ucp/api/ucp.h> (only ucx may include it) through matching/engine.hpp -> ucx/transport.hpp"
 expect "src/extra/: module 'extra' is not declared"
-expect 'check_layers: 6 include(s) across a forbidden boundary'
+expect 'check_layers: 6 violation(s) of the layers'
 
 # The same tree with each violation allowed (one allowance too many): passes, with a note.
 { cat layers.conf
