@@ -3,7 +3,8 @@
 # of tests/layers/fixture: its forbidden includes must fail the check, each named by file, line
 # and include; temporary allowances must make it pass, and unneeded ones must be noted.
 set -u
-py=$1 checker=$2
+py=$1
+checker=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
