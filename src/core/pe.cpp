@@ -19,38 +19,6 @@ thread_local Pe *Pe::current_ = nullptr;
 
 namespace {
 
-std::size_t parse_size(const char *name, const char *text, std::size_t fallback) {
-  if (!text || !*text) return fallback;
-  char *end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  std::size_t mult = 1;
-  if (end && *end) {
-    switch (*end) {
-    case 'k':
-    case 'K':
-      mult = std::size_t{1} << 10;
-      break;
-    case 'm':
-    case 'M':
-      mult = std::size_t{1} << 20;
-      break;
-    case 'g':
-    case 'G':
-      mult = std::size_t{1} << 30;
-      break;
-    default:
-      end = nullptr;
-    }
-    if (end && end[1] != '\0' && !(end[1] == 'B' || end[1] == 'b' || end[1] == 'i')) end = nullptr;
-  }
-  if (errno || !end || end == text) {
-    std::fprintf(stderr, "ampi: ignoring %s=%s: not a size (e.g. 65536, 256K, 8M)\n", name, text);
-    return fallback;
-  }
-  return static_cast<std::size_t>(v) * mult;
-}
-
 // Reports a fault in a rank's guard page as a stack overflow, then lets the signal kill us.
 void segv_handler(int sig, siginfo_t *info, void *) {
   if (Pe *pe = Pe::get_if()) {
@@ -112,39 +80,23 @@ int Placement::rank_at(int pe, int index) const noexcept {
   return round_robin ? pe + index * npes : first_of(pe) + index;
 }
 
-PeConfig PeConfig::from_environment(int default_vp, int npes, int my_pe) {
+PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, int npes, int my_pe) {
   PeConfig c;
   c.placement.npes = npes;
   c.my_pe = my_pe;
-  c.placement.world_size = default_vp > 0 ? default_vp : npes;
-  if (const char *vp = std::getenv("AMPI_VP"); vp && *vp) {
-    char *end = nullptr;
-    long v = std::strtol(vp, &end, 10);
-    if (*end || v < 1 || v > (1 << 22)) {
-      std::fprintf(stderr, "ampi: AMPI_VP=%s is not a rank count (1 or more)\n", vp);
-      std::exit(2);
-    }
-    c.placement.world_size = static_cast<int>(v);
-  }
+  c.placement.world_size = s.vp > 0 ? static_cast<int>(s.vp) : default_vp > 0 ? default_vp : npes;
   if (c.placement.world_size < npes) {
     std::fprintf(stderr, "ampi: %d ranks cannot fill %d processes (AMPI_VP too small)\n",
                  c.placement.world_size, npes);
     std::exit(2);
   }
-  if (const char *map = std::getenv("AMPI_MAP"); map && *map) {
-    if (std::strcmp(map, "rr") == 0 || std::strcmp(map, "round-robin") == 0) {
-      c.placement.round_robin = true;
-    } else if (std::strcmp(map, "block") != 0) {
-      std::fprintf(stderr, "ampi: AMPI_MAP=%s: expected block or rr\n", map);
-      std::exit(2);
-    }
-  }
-  c.stack_size = parse_size("AMPI_STACK_SIZE", std::getenv("AMPI_STACK_SIZE"), c.stack_size);
-  if (c.stack_size < 16 * 1024) {
-    std::fprintf(stderr, "ampi: AMPI_STACK_SIZE below 16K is too small; using 16K\n");
-    c.stack_size = 16 * 1024;
-  }
-  c.eager_limit = parse_size("AMPI_EAGER_LIMIT", std::getenv("AMPI_EAGER_LIMIT"), c.eager_limit);
+  c.placement.round_robin = s.map == "rr";
+  c.stack_size = s.stack_size;
+  c.eager_limit = s.eager_limit;
+  c.verbose = s.verbose;
+  c.rma_shm = s.rma_shm;
+  c.gpu_async_bytes = s.gpu_async_bytes;
+  c.transport = {s.ucx_eager_limit, s.gpu_eager_limit, s.gpu_ipc, s.gpu_ipc_refuse};
   return c;
 }
 
@@ -181,7 +133,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     ranks_.push_back(std::move(rank));
   }
   if (pmix_ && pl.npes > 1) {
-    transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_, devptrs_);
+    transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_, devptrs_, config_.transport);
     termination_.emplace(*transport_, [this] {
       print_blocked_ranks();
       if (config_.my_pe == 0) { // let the other processes print theirs before the job ends

@@ -4,15 +4,17 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "core/rank.hpp"
+#include "core/termination.hpp"
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
 #include "p2p/remote.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
-#include "core/rank.hpp"
-#include "ult/scheduler.hpp"
-#include "core/termination.hpp"
+#include "settings/settings.hpp"
+#include "ucx/transport.hpp"
 #include "ult/os_threads.hpp"
+#include "ult/scheduler.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -41,10 +43,15 @@ struct PeConfig {
   Placement placement;
   int my_pe = 0;
   std::size_t stack_size = ult::StackAllocator::kDefaultSize;
-  std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
-  // AMPI_VP (or `default_vp`, or one rank per process), AMPI_MAP, AMPI_STACK_SIZE,
-  // AMPI_EAGER_LIMIT; the PE count and index come from PMIx when it is there.
-  static PeConfig from_environment(int default_vp, int npes, int my_pe);
+  std::size_t eager_limit = 64 * 1024;     // unexpected same-PE sends up to this size are buffered
+  bool verbose = false;                    // AMPI_VERBOSE: notes on stderr (first PE only)
+  bool rma_shm = true;                     // AMPI_RMA_SHM: windows of one host in shared memory
+  std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
+  ucx::TransportConfig transport;
+  // From the settings read at start-up: AMPI_VP (or `default_vp`, or one rank per process),
+  // AMPI_MAP, AMPI_STACK_SIZE, AMPI_EAGER_LIMIT and the rest; the PE count and index come from
+  // PMIx when it is there.
+  static PeConfig from_settings(const settings::Settings &s, int default_vp, int npes, int my_pe);
 };
 
 class Pe {
@@ -175,7 +182,7 @@ private:
   char **envp_;
   ult::Scheduler scheduler_;
   p2p::MessagePool messages_;
-  gpu::DevPtrCache devptrs_; // gpu
+  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   std::shared_ptr<const comm::Group> world_group_;

@@ -3,10 +3,11 @@
 // program's main once per virtual rank — each rank in its own copy of the program when several
 // share the process (src/privatize); ampi_exit_rank() turns exit() in a rank into the end of that
 // rank (or of the job, if the rank is between MPI_Init and MPI_Finalize).
-#include "privatize/got_patch.hpp"
-#include "privatize/privatize.hpp"
 #include "core/device_reset.hpp"
 #include "core/pe.hpp"
+#include "privatize/got_patch.hpp"
+#include "privatize/privatize.hpp"
+#include "settings/settings.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -39,19 +40,14 @@ int take_vp_argument(std::vector<std::string> &args) {
   return vp;
 }
 
-// AMPI_PRIVATIZE: "auto" (the default: per-rank copies when a process runs several ranks), "off"
-// (never), "on" (also for a single rank per process).
-enum class Privatize { Off, Auto, On };
-
-Privatize privatize_mode() {
-  const char *v = std::getenv("AMPI_PRIVATIZE");
-  if (!v || !*v || std::strcmp(v, "auto") == 0) return Privatize::Auto;
-  for (const char *off : {"0", "off", "no", "false"})
-    if (std::strcmp(v, off) == 0) return Privatize::Off;
-  for (const char *on : {"1", "on", "yes", "true"})
-    if (std::strcmp(v, on) == 0) return Privatize::On;
-  std::fprintf(stderr, "ampi: AMPI_PRIVATIZE=%s: expected auto, on or off\n", v);
-  std::exit(2);
+// The AMPI_* variables, read once, before anything else (PMIx, UCX, the stacks): a value the
+// table refuses ends the process here with one line naming it, never later as a crash or a hang.
+ampi::settings::Settings read_settings() {
+  ampi::settings::Settings::Read read = ampi::settings::Settings::from_environment();
+  if (read.ok()) return std::move(read.values);
+  for (const ampi::settings::Error &e : read.errors)
+    std::fprintf(stderr, "ampi: %s\n", e.message().c_str());
+  std::exit(1);
 }
 
 // From the program's first constructor (`self`): nullptr when called from main.
@@ -62,6 +58,7 @@ struct StartPoint {
 
 int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, char **),
             StartPoint start) {
+  const ampi::settings::Settings settings = read_settings();
   std::vector<std::string> args(argv, argv + argc);
   const int vp = take_vp_argument(args);
   auto join = []() -> std::optional<ampi::pmi::PmixClient> {
@@ -75,22 +72,23 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
   std::optional<ampi::pmi::PmixClient> pmix = join();
   const int npes = pmix ? pmix->size() : 1;
   const int my_pe = pmix ? pmix->rank() : 0;
-  ampi::PeConfig config = ampi::PeConfig::from_environment(vp, npes, my_pe);
+  ampi::PeConfig config = ampi::PeConfig::from_settings(settings, vp, npes, my_pe);
   try {
     // From the first constructor, the program's own constructors have not run: either each
     // rank's copy runs them, or they run here, once, before the ranks start.
     std::optional<ampi::privatize::Programs> programs;
     if (start.self) {
-      const Privatize mode = privatize_mode();
+      // AMPI_PRIVATIZE: auto (copies when a process runs several ranks), on (also for one), off.
+      const std::string &mode = settings.privatize;
       const bool shared = config.placement.count_of(my_pe) > 1;
       ampi::privatize::Image &image = *start.image;
       // Notes and warnings from the first process only: every process runs the same program.
       const bool tell = my_pe == 0;
-      if (mode == Privatize::On || (mode == Privatize::Auto && shared)) {
+      if (mode == "on" || (mode == "auto" && shared)) {
         std::string problem = image.problem();
         if (problem.empty()) {
           try {
-            programs.emplace(image);
+            programs.emplace(image, settings.privatize_dir);
           } catch (const std::exception &e) {
             problem = e.what();
           }

@@ -21,9 +21,7 @@ constexpr std::uintptr_t kPage = 4096;
 
 } // namespace
 
-DevPtrCache::DevPtrCache() {
-  if (const char *e = std::getenv("AMPI_GPU_ASYNC_BYTES"); e && *e)
-    async_bytes_ = std::strtoull(e, nullptr, 10);
+DevPtrCache::DevPtrCache(std::size_t async_bytes) : async_bytes_(async_bytes) {
 }
 
 DevPtrCache::~DevPtrCache() {

@@ -37,7 +37,8 @@ std::uint64_t mapping_generation() noexcept;
 
 class DevPtrCache {
 public:
-  DevPtrCache();
+  // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()).
+  explicit DevPtrCache(std::size_t async_bytes);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -155,7 +156,7 @@ private:
   std::size_t next_copy_stream_ = 0;
   std::vector<Pending> pending_;
   std::vector<std::pair<CUcontext, CUevent>> free_events_;
-  std::size_t async_bytes_ = 16 * 1024;
+  std::size_t async_bytes_;
   Stats stats_;
 };
 

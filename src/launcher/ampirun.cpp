@@ -47,6 +47,7 @@
 #include <pmix_server.h>
 
 #include "binding.hpp"
+#include "settings/settings.hpp"
 
 #include <algorithm>
 #include <array>
@@ -230,6 +231,8 @@ void print_usage(std::FILE *out) {
       "                          warn (default) only warns, off does nothing; a daemon already\n"
       "                          named by CUDA_MPS_PIPE_DIRECTORY is used as it is\n"
       "  -h, --help              show this help and exit\n"
+      "  --help-env              list the AMPI_* environment variables: type, default,\n"
+      "                          accepted values, current value and meaning (also: ampi_info)\n"
       "  --version               show the version and exit\n"
       "  --                      end of options\n"
       "Option values may also be attached with '=' (--vp=4, -np=2, +vp4).\n"
@@ -238,6 +241,8 @@ void print_usage(std::FILE *out) {
       "AMPI_STACK_SIZE (with --stack-size), the PMIx variables, and the local-rank variables of\n"
       "Open MPI, MPICH and MVAPICH and LOCAL_RANK (the process index). Process 0 reads the\n"
       "standard input; the others read /dev/null.\n"
+      "ampirun checks the AMPI_* variables that the processes will see (see --help-env) and\n"
+      "refuses to start the job, with exit status 1, when one has a value out of range.\n"
       "Exit status: that of the first process to fail (128+N if it was killed by signal N, the\n"
       "MPI_Abort code if it aborted), after the others were ended; 2 for usage errors.\n",
       out);
@@ -311,32 +316,17 @@ int parse_count(std::string_view option, std::string_view text) {
   return static_cast<int>(value);
 }
 
-std::uint64_t parse_size(std::string_view option, std::string_view text) {
+// A value for the AMPI_* variable `variable` (the settings table's parser and range, so
+// that --stack-size accepts exactly what AMPI_STACK_SIZE does).
+std::uint64_t parse_size(std::string_view option, std::string_view text,
+                         std::string_view variable) {
+  const ampi::settings::Declaration *d = ampi::settings::find(variable);
   std::uint64_t value = 0;
-  const char *first = text.data();
-  const char *last = text.data() + text.size();
-  auto [end, ec] = std::from_chars(first, last, value);
-  const std::string what = std::string(option) + " '" + std::string(text) + "'";
-  if (text.empty() || ec == std::errc::invalid_argument)
-    throw UsageError{what + ": not a size (expected bytes, optionally with K, M or G)"};
-  if (ec == std::errc::result_out_of_range) throw UsageError{what + ": too large"};
-  std::string suffix(end, last);
-  for (char &c : suffix)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  unsigned shift = 0;
-  if (suffix.empty() || suffix == "b")
-    shift = 0;
-  else if (suffix == "k" || suffix == "kb" || suffix == "kib")
-    shift = 10;
-  else if (suffix == "m" || suffix == "mb" || suffix == "mib")
-    shift = 20;
-  else if (suffix == "g" || suffix == "gb" || suffix == "gib")
-    shift = 30;
-  else
-    throw UsageError{what + ": unknown size suffix (use K, M or G)"};
-  if (value == 0) throw UsageError{what + ": must be more than 0"};
-  if (value > (UINT64_MAX >> shift)) throw UsageError{what + ": too large"};
-  return value << shift;
+  if (auto e = ampi::settings::check(*d, text))
+    throw UsageError{std::string(option) + " '" + std::string(text) + "': " + e->reason +
+                     " (accepted: " + ampi::settings::accepted(*d) + ")"};
+  ampi::settings::parse_size(text, value);
+  return value;
 }
 
 bool valid_env_name(std::string_view name) {
@@ -368,6 +358,10 @@ Options parse_command_line(int argc, char **argv) {
       print_usage(stdout);
       std::exit(EXIT_SUCCESS);
     }
+    if (args.flag({"--help-env", "-help-env"})) {
+      std::fputs(ampi::settings::describe().c_str(), stdout);
+      std::exit(EXIT_SUCCESS);
+    }
     if (args.flag({"--version", "-version", "-V"})) {
       std::printf("ampirun (ampi) %s\n", AMPI_VERSION_STRING);
       std::exit(EXIT_SUCCESS);
@@ -389,7 +383,7 @@ Options parse_command_line(int argc, char **argv) {
       continue;
     }
     if (auto v = args.value_of({"--stack-size", "-stack-size"})) {
-      options.stack_size = parse_size("--stack-size", *v);
+      options.stack_size = parse_size("--stack-size", *v, "AMPI_STACK_SIZE");
       continue;
     }
     if (auto v = args.value_of({"-x"})) {
@@ -585,6 +579,24 @@ make_environment(const std::vector<std::pair<std::string, std::string>> &overrid
     if (!later) env.push_back(overrides[i].first + "=" + overrides[i].second);
   }
   return env;
+}
+
+// Refuses (exit status 1) a job whose AMPI_* variables the library would refuse: one message
+// here rather than one from every process.
+void check_settings(const std::vector<std::string> &environment) {
+  auto lookup = [&](const char *name) -> const char * {
+    const std::size_t n = std::strlen(name);
+    for (const std::string &entry : environment)
+      if (entry.size() > n && entry[n] == '=' && entry.compare(0, n, name) == 0)
+        return entry.c_str() + n + 1;
+    return nullptr;
+  };
+  const ampi::settings::Settings::Read read = ampi::settings::Settings::from_environment(lookup);
+  if (read.ok()) return;
+  std::string message = read.errors.front().message();
+  for (std::size_t i = 1; i < read.errors.size(); ++i)
+    message += "\nampirun: " + read.errors[i].message();
+  throw FatalError{message};
 }
 
 std::vector<ProcessPlan> plan_job(const Options &options) {
@@ -1863,6 +1875,7 @@ int run(int argc, char **argv) {
   scrub_environment();
   MpsDaemon mps(options.mps, options.processes); // before plan_job: it may export variables
   std::vector<ProcessPlan> plans = plan_job(options);
+  check_settings(plans.front().environment);
   keep_launcher_off_gpus();
   // After keep_launcher_off_gpus (hwloc must not load its CUDA plugins here) and before any
   // thread starts; the MPS daemon, started above, is never bound: only the job's processes.

@@ -56,11 +56,6 @@ void SpinLock::lock_slow() noexcept {
 
 namespace {
 
-bool verbose() {
-  const char *v = std::getenv("AMPI_VERBOSE");
-  return v && *v && std::strcmp(v, "0") != 0;
-}
-
 // ---- the loaded objects ------------------------------------------------------------------------
 
 struct Range {
@@ -310,7 +305,7 @@ std::vector<InitialImage> setup_libc_state(ult::Scheduler &sched) {
   const Code &c = code();
   std::vector<InitialImage> images;
   const Pe *pe = Pe::get_if(); // notes from the first process only: all run the same program
-  const bool tell = verbose() && (!pe || pe->config().my_pe == 0);
+  const bool tell = pe && pe->config().verbose && pe->config().my_pe == 0;
   static const bool told_code =
       tell && std::fprintf(stderr,
                            "ampi: note: rand, random, drand48 and strtok are per rank; calls "

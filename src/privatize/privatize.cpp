@@ -100,11 +100,11 @@ int find_main_object(dl_phdr_info *info, std::size_t, void *data) {
   return 1;
 }
 
-// A directory for the copies: AMPI_PRIVATIZE_DIR, else /dev/shm, $TMPDIR, /tmp; the first that is
-// writable and lets us map files executable.
-std::string pick_directory() {
+// A directory for the copies: `chosen` (AMPI_PRIVATIZE_DIR), else /dev/shm, $TMPDIR, /tmp; the
+// first that is writable and lets us map files executable.
+std::string pick_directory(const std::string &chosen) {
   std::vector<std::string> candidates;
-  if (const char *d = std::getenv("AMPI_PRIVATIZE_DIR"); d && *d) candidates.emplace_back(d);
+  if (!chosen.empty()) candidates.push_back(chosen);
   candidates.emplace_back("/dev/shm");
   if (const char *d = std::getenv("TMPDIR"); d && *d) candidates.emplace_back(d);
   candidates.emplace_back("/tmp");
@@ -589,11 +589,11 @@ bool Image::share_readonly(std::uintptr_t bias, const std::string &path) const {
 
 // ---- Programs ----------------------------------------------------------------------------------
 
-Programs::Programs(const Image &image) : image_(image) {
+Programs::Programs(const Image &image, const std::string &directory) : image_(image) {
   const std::string &p = image_.path();
   base_ = p.substr(p.find_last_of('/') + 1);
   if (base_.empty() || base_.size() > 100) base_ = "program";
-  std::string tmpl = pick_directory() + "/ampi-" + std::to_string(::getpid()) + "-XXXXXX";
+  std::string tmpl = pick_directory(directory) + "/ampi-" + std::to_string(::getpid()) + "-XXXXXX";
   if (!::mkdtemp(tmpl.data())) fail("creating a directory for the per-rank copies in " + tmpl);
   dir_ = tmpl;
   watcher_ = start_cleaner(dir_);

@@ -100,8 +100,9 @@ private:
 // The copies of the program that this process's ranks run.
 class Programs {
 public:
-  // `image` must have no problem() and outlive this. Throws when no directory can hold the copies.
-  explicit Programs(const Image &image);
+  // `image` must have no problem() and outlive this. `directory`: AMPI_PRIVATIZE_DIR (empty:
+  // the first usable of /dev/shm, $TMPDIR, /tmp). Throws when no directory can hold the copies.
+  Programs(const Image &image, const std::string &directory);
   ~Programs();
   Programs(const Programs &) = delete;
   Programs &operator=(const Programs &) = delete;

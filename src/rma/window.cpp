@@ -567,11 +567,6 @@ void shm_name_of(char (&name)[64], int pid, int world, std::uint64_t tag) {
 }
 constexpr std::uint64_t kNone = ~std::uint64_t{0};
 
-bool shm_allowed() {
-  const char *e = std::getenv("AMPI_RMA_SHM");
-  return !(e && std::strcmp(e, "0") == 0);
-}
-
 // Creates (O_EXCL, its pages reserved) or opens the shared-memory file `name` of `len` bytes and
 // maps it. A file that cannot be created (e.g. /dev/shm is full) gives nullptr; other failures
 // throw.
@@ -628,7 +623,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
     if (!pe.local(c.world_rank(r))) one_pe = false;
     if (places[static_cast<std::size_t>(r)].host != mine.host) one_host = false;
   }
-  w.node = !one_pe && one_host && shm_allowed();
+  w.node = !one_pe && one_host && pe.config().rma_shm;
   // Cross memory attach needs ptrace rights over us: where Yama restricts ptrace to descendants
   // (ptrace_scope 1), allow the other processes of the job.
   if (w.node) ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);

@@ -77,19 +77,13 @@ void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_
 
 } // namespace
 
-Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu::DevPtrCache &mem)
+Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu::DevPtrCache &mem,
+                     const TransportConfig &settings)
     : pmix_(pmix), my_pe_(my_pe), npes_(npes), sink_(sink), mem_(mem),
-      eps_(static_cast<std::size_t>(npes)) {
-  if (const char *e = std::getenv("AMPI_UCX_EAGER_LIMIT"); e && *e)
-    eager_limit_ = std::strtoull(e, nullptr, 10);
-  if (const char *e = std::getenv("AMPI_GPU_EAGER_LIMIT"); e && *e)
-    gpu_eager_limit_ = std::strtoull(e, nullptr, 10);
-  if (gpu_eager_limit_ > eager_limit_) gpu_eager_limit_ = eager_limit_;
+      eps_(static_cast<std::size_t>(npes)), ipc_enabled_(settings.ipc),
+      ipc_refuse_all_(settings.ipc_refuse_all), eager_limit_(settings.eager_limit),
+      gpu_eager_limit_(std::min(settings.gpu_eager_limit, settings.eager_limit)) {
   gpu_staging_.resize(gpu_eager_limit_);
-  if (const char *e = std::getenv("AMPI_GPU_IPC"); e && std::strcmp(e, "0") == 0)
-    ipc_enabled_ = false;
-  if (const char *e = std::getenv("AMPI_GPU_IPC_REFUSE"); e && std::strcmp(e, "1") == 0)
-    ipc_refuse_all_ = true;
   ipc_refused_.assign(static_cast<std::size_t>(npes), false);
   hosts_.assign(static_cast<std::size_t>(npes), 0);
   my_host_ = host_id();

@@ -71,11 +71,21 @@ protected:
   ~Sink() = default;
 };
 
+// From the settings table (AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC,
+// AMPI_GPU_IPC_REFUSE), read once at start-up by the PE.
+struct TransportConfig {
+  std::size_t eager_limit = 8192;
+  std::size_t gpu_eager_limit = 0; // capped at eager_limit
+  bool ipc = true;
+  bool ipc_refuse_all = false;
+};
+
 // Uses the PMIx client only while connecting (addresses); it may be gone before the destructor.
 class Transport {
 public:
   // `mem`: the PE's device-memory copies; progress() also finishes its asynchronous ones.
-  Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu::DevPtrCache &mem);
+  Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu::DevPtrCache &mem,
+            const TransportConfig &config);
   ~Transport();
   Transport(const Transport &) = delete;
   Transport &operator=(const Transport &) = delete;
@@ -189,9 +199,8 @@ private:
   std::vector<bool> ipc_refused_; // PEs that could not open our memory: UCX for them
   std::size_t ipc_waiting_ = 0;   // IPC sends not acknowledged yet
   std::uint64_t next_seq_ = 1;
-  std::size_t eager_limit_ = 8192;
-  std::size_t gpu_eager_limit_ = kDefaultGpuEagerLimit;
-  static constexpr std::size_t kDefaultGpuEagerLimit = 0;
+  std::size_t eager_limit_;
+  std::size_t gpu_eager_limit_;
   std::vector<std::byte> gpu_staging_;
   std::size_t outstanding_ = 0;  // sends still owned by UCX
   std::size_t device_recvs_ = 0; // receives into device memory still owned by UCX
