@@ -215,6 +215,27 @@ void DevPtrCache::copy_device(void *dst, MemKind dst_kind, const void *src, MemK
   if ((r = d.cuStreamSynchronize(s)) != kCudaSuccess) cuda_fail("cuStreamSynchronize", r);
 }
 
+void DevPtrCache::copy_pieces(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+                              const Piece *pieces, std::size_t n) {
+  if (!is_device(dst_kind) && !is_device(src_kind)) {
+    for (std::size_t i = 0; i < n; ++i)
+      std::memcpy(static_cast<std::byte *>(dst) + pieces[i].offset,
+                  static_cast<const std::byte *>(src) + pieces[i].offset, pieces[i].len);
+    return;
+  }
+  if (n == 0) return;
+  const Driver &d = driver();
+  CUstream s = stream_for_current_context(is_device(dst_kind) ? dst : src);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto to = reinterpret_cast<CUdeviceptr>(static_cast<std::byte *>(dst) + pieces[i].offset);
+    const auto from =
+        reinterpret_cast<CUdeviceptr>(static_cast<const std::byte *>(src) + pieces[i].offset);
+    if (CUresult r = d.cuMemcpyAsync(to, from, pieces[i].len, s); r != kCudaSuccess)
+      cuda_fail("cuMemcpyAsync", r);
+  }
+  if (CUresult r = d.cuStreamSynchronize(s); r != kCudaSuccess) cuda_fail("cuStreamSynchronize", r);
+}
+
 } // namespace ampi::gpu
 
 namespace ampi::gpu {

@@ -58,6 +58,16 @@ public:
       std::memcpy(dst, src, n);
   }
 
+  // Copies pieces [offset, offset + len) of `src` to the same offsets of `dst` (one side device
+  // memory): all issued on our stream, then one synchronize, so that a scatter into device memory
+  // (the runs of a non-contiguous datatype, p2p/data.hpp) waits once rather than once per piece.
+  struct Piece {
+    std::ptrdiff_t offset;
+    std::size_t len;
+  };
+  void copy_pieces(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+                   const Piece *pieces, std::size_t n);
+
   // Starts a copy that involves device memory on one of a few streams of ours (copies started
   // one after another run concurrently) and returns; poll_copies() calls `done` once it has
   // finished. Aborts the job on a CUDA error.

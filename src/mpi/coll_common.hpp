@@ -6,7 +6,7 @@
 
 #include "coll/coll.hpp"
 #include "mpi/common.hpp"
-#include "mpi/device_buffers.hpp"
+#include "p2p/data.hpp"
 #include "p2p/p2p.hpp"
 
 #include <memory>
@@ -96,18 +96,17 @@ struct Call {
   }
 };
 
-// Device memory (CUDA) in a collective's buffers is staged through host memory
-// (mpi/device_buffers.hpp): the classes below then work on a host image of the buffer (`view_`)
-// instead of the buffer itself, and store() copies the image back.
+// Device memory (CUDA) in a collective's buffers is staged through host memory as p2p stages it
+// (p2p/data.hpp): the classes below then work on a host image of the buffer (`view_`) instead of
+// the buffer itself, and store() copies the runs of the elements back (never the gaps).
 
 // `count` elements of a datatype at `buf`, as packed bytes.
 class Packed {
 public:
   Packed(const datatype::Type &t, const void *buf, std::size_t count, bool load)
       : t_(t), buf_(const_cast<void *>(buf)), view_(buf_), count_(count), bytes_(t.size * count) {
-    if (buf && on_device(buf)) [[unlikely]] {
-      // A non-contiguous image is read even when only written: its gaps go back as they were.
-      stage_ = stage_in(t, buf, count, load || !t.contiguous);
+    if (buf && p2p::on_device(buf)) [[unlikely]] {
+      stage_ = p2p::stage_in(t, buf, count, load);
       view_ = stage_.as_buffer();
       device_ = true;
     }
@@ -125,7 +124,7 @@ public:
   void store() const {
     if (tmp_) datatype::unpack(t_, data_, bytes_, 0, view_, count_);
     if (device_) [[unlikely]]
-      stage_out(stage_, buf_, stage_.lo, stage_.span);
+      p2p::store_runs(t_, count_, stage_.as_buffer(), buf_);
   }
 
 private:
@@ -136,7 +135,7 @@ private:
   std::unique_ptr<std::byte[]> tmp_;
   std::byte *data_ = nullptr;
   bool device_ = false;
-  DeviceStage stage_;
+  p2p::DeviceStage stage_;
 };
 
 // Per-rank blocks of a v/w collective: counts[i] elements of types[i] (or of the one type) at
@@ -154,8 +153,8 @@ public:
       contiguous = contiguous && t.contiguous;
       b.bytes.push_back(t.size * static_cast<std::size_t>(counts[i]));
     }
-    if (buf && on_device(buf)) [[unlikely]]
-      stage(load || !contiguous);
+    if (buf && p2p::on_device(buf)) [[unlikely]]
+      stage(load);
     if (contiguous) {
       b.base = view_;
       for (std::size_t i = 0; i < n; ++i)
@@ -196,7 +195,7 @@ private:
   const std::vector<std::ptrdiff_t> &displs_;
   std::unique_ptr<std::byte[]> tmp_;
   bool device_ = false;
-  DeviceStage stage_;
+  p2p::DeviceStage stage_;
 };
 
 // Byte displacements from element displacements (of a type's extent).

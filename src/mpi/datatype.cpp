@@ -4,7 +4,7 @@
 // MPI_Get_address and MPI_Type_match_size. The types themselves live in src/datatype.
 #include "datatype/layout.hpp"
 #include "mpi/common.hpp"
-#include "mpi/device_buffers.hpp"
+#include "p2p/data.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -495,7 +495,8 @@ extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, i
   for (std::size_t i = 0; i < d.types.size(); ++i) {
     // Derived inputs come back as new handles to the same type (the caller frees them).
     array_of_datatypes[i] =
-        d.sub[i] ? self->datatype.types.add(std::const_pointer_cast<Derived>(d.sub[i])) : d.types[i];
+        d.sub[i] ? self->datatype.types.add(std::const_pointer_cast<Derived>(d.sub[i]))
+                 : d.types[i];
   }
   return MPI_SUCCESS;
 }
@@ -698,8 +699,8 @@ extern "C" int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, 
                  "%zu bytes do not fit in outbuf at position %d (outsize %d)", bytes, *position,
                  outsize);
   if (bytes)
-    pack_any(*t, inbuf, static_cast<std::size_t>(incount), 0,
-             static_cast<char *>(outbuf) + *position, bytes);
+    p2p::pack_any(*t, inbuf, static_cast<std::size_t>(incount), 0,
+                  static_cast<char *>(outbuf) + *position, bytes);
   *position += static_cast<int>(bytes);
   return MPI_SUCCESS;
 }
@@ -719,8 +720,8 @@ extern "C" int PMPI_Unpack(const void *inbuf, int insize, int *position, void *o
                  "inbuf holds %d bytes after position %d, fewer than the %zu to unpack",
                  insize - *position, *position, bytes);
   if (bytes)
-    unpack_any(*t, static_cast<const char *>(inbuf) + *position, bytes, 0, outbuf,
-               static_cast<std::size_t>(outcount));
+    p2p::unpack_any(*t, static_cast<const char *>(inbuf) + *position, bytes, 0, outbuf,
+                    static_cast<std::size_t>(outcount));
   *position += static_cast<int>(bytes);
   return MPI_SUCCESS;
 }

@@ -1,8 +1,10 @@
-// src/mpi/pt2pt.cpp — the MPI point-to-point functions: argument checks, handles, statuses,
-// MPI_PROC_NULL and datatypes (non-contiguous ones through a packed staging copy), over src/p2p.
-// Persistent and generalized requests: pt2pt_persistent.cpp; matched probes: pt2pt_mprobe.cpp.
+// src/mpi/pt2pt.cpp — the MPI point-to-point functions: argument checks, handles, statuses and
+// MPI_PROC_NULL, over src/p2p (which sends and receives (buffer, count, datatype), probes, and
+// waits for and tests requests). Persistent and generalized requests: pt2pt_persistent.cpp;
+// matched probes: pt2pt_mprobe.cpp.
 #include "mpi/pt2pt.hpp"
-#include "mpi/device_buffers.hpp"
+#include "p2p/completion.hpp"
+#include "p2p/mprobe.hpp"
 
 #include <cstring>
 #include <memory>
@@ -67,8 +69,8 @@ void empty_status(MPI_Status *st) {
   st->ampi_count = 0;
 }
 
-Probed probe_checked(Rank &self, const char *fn, const comm::Comm &c, MPI_Comm comm, int source,
-                     int tag, int *flag, MPI_Status *status) {
+Probed probe_checked(const char *fn, const comm::Comm &c, MPI_Comm comm, int source, int tag,
+                     int *flag, MPI_Status *status) {
   Probed r;
   if (!(source == MPI_ANY_SOURCE || source == MPI_PROC_NULL ||
         (source >= 0 && source < c.size()))) {
@@ -84,28 +86,17 @@ Probed probe_checked(Rank &self, const char *fn, const comm::Comm &c, MPI_Comm c
     if (flag) *flag = 1;
     proc_null_status(status);
     r.proc_null = true;
-    return r;
-  }
-  if (flag) {
-    r.message = p2p::iprobe(c.context, source, tag);
-    if (!r.message) {
-      self.pe.yield();
-      r.message = p2p::iprobe(c.context, source, tag);
-    }
-    *flag = r.message != nullptr;
-  } else {
-    r.message = &p2p::probe(c.context, source, tag, fn);
   }
   return r;
 }
 
-void message_status(const p2p::Message &m, MPI_Status *status) {
+void message_status(int source, int tag, std::size_t bytes, MPI_Status *status) {
   if (status == MPI_STATUS_IGNORE) return;
-  status->MPI_SOURCE = m.envelope.source;
-  status->MPI_TAG = m.envelope.tag;
+  status->MPI_SOURCE = source;
+  status->MPI_TAG = tag;
   status->MPI_ERROR = MPI_SUCCESS;
   status->ampi_cancelled = 0;
-  status->ampi_count = static_cast<MPI_Count>(m.bytes);
+  status->ampi_count = static_cast<MPI_Count>(bytes);
 }
 
 void proc_null_status(MPI_Status *st) {
@@ -153,13 +144,6 @@ int truncation(const p2p::Request &r, MPI_Comm comm, const char *fn) {
                     fn);
 }
 
-// Unpacks a completed non-contiguous receive from its staging copy.
-void unpack_staged(p2p::Request &r) {
-  if (r.status_bytes)
-    unpack_any(*r.ext().dtype, r.ext().staging.get(), r.status_bytes, 0, r.ext().user_buf,
-               r.ext().user_count);
-}
-
 } // namespace
 
 namespace ampi::mpi::pt2pt {
@@ -169,143 +153,6 @@ std::shared_ptr<const datatype::Type> hold_type(Rank &self, MPI_Datatype handle,
   if (std::shared_ptr<datatype::Derived> d = self.datatype.types.hold(handle))
     return std::shared_ptr<const datatype::Type>(d, &d->type);
   return std::shared_ptr<const datatype::Type>(std::shared_ptr<void>(), &t); // predefined: static
-}
-
-namespace {
-
-// Copies the packed bytes [0, n) of `count` elements of `st` at `sbuf` into the receive `rreq`:
-// packed straight into a contiguous receive buffer, or through a small bounce buffer into a
-// non-contiguous one (whose staging copy is then not needed).
-void pack_into(const datatype::Type &st, const void *sbuf, std::size_t scount, p2p::Request &rreq,
-               std::size_t n) {
-  if (rreq.on_complete != unpack_staged) {
-    pack_any(st, sbuf, scount, 0, rreq.recv_buf, n);
-    return;
-  }
-  rreq.on_complete = nullptr;                                           // unpacked here
-  if (on_device(sbuf) || on_device(rreq.ext().user_buf)) [[unlikely]] { // staged once, whole
-    auto packed = std::make_unique_for_overwrite<std::byte[]>(n ? n : 1);
-    pack_any(st, sbuf, scount, 0, packed.get(), n);
-    unpack_any(*rreq.ext().dtype, packed.get(), n, 0, rreq.ext().user_buf, rreq.ext().user_count);
-    return;
-  }
-  std::byte bounce[4096];
-  for (std::size_t at = 0; at < n;) {
-    const std::size_t k =
-        datatype::pack(st, sbuf, scount, at, bounce, std::min(n - at, sizeof bounce));
-    datatype::unpack(*rreq.ext().dtype, bounce, k, at, rreq.ext().user_buf, rreq.ext().user_count);
-    at += k;
-  }
-}
-
-void matched(p2p::Request &rreq, std::size_t bytes, int source, int tag) {
-  rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-  rreq.status_bytes = std::min(bytes, rreq.capacity);
-  rreq.status_source = source;
-  rreq.status_tag = tag;
-}
-
-// A non-contiguous send. To a rank of this PE whose receive is posted, the data is packed
-// straight into the receive; otherwise it is packed into a staging copy and sent from there.
-[[gnu::noinline]] void send_noncontiguous(Rank &self, p2p::Request &req, const p2p::Route &route,
-                                          const datatype::Type &t, const void *buf,
-                                          std::size_t count, std::size_t bytes, p2p::Mode mode) {
-  if (Rank *dst = self.pe.local(route.dest_world)) {
-    if (matching::PostedReceive *posted =
-            dst->p2p.matching.take_posted({route.context, route.source, route.tag})) {
-      auto &rreq = static_cast<p2p::Request &>(*posted);
-      matched(rreq, bytes, route.source, route.tag);
-      pack_into(t, buf, count, rreq, rreq.status_bytes);
-      req.kind = p2p::Kind::Send;
-      req.cancelled = false;
-      req.send_buf = buf;
-      req.bytes = bytes;
-      req.unmatched = nullptr;
-      req.peer = dst;
-      req.status_error = MPI_SUCCESS;
-      req.status_bytes = bytes;
-      p2p::complete(rreq);
-      p2p::complete(req);
-      return;
-    }
-  }
-  if (!req.ext().staging)
-    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
-  pack_any(t, buf, count, 0, req.ext().staging.get(), bytes);
-  p2p::start_send(req, route, req.ext().staging.get(), bytes, mode);
-}
-
-// A non-contiguous receive. A message of this process already waiting (eager data, or a
-// rendezvous sender's buffer) is unpacked straight from where it is; otherwise the receive is
-// posted on a staging copy and unpacked when it completes.
-[[gnu::noinline]] void recv_noncontiguous(Rank &self, p2p::Request &req, std::uint32_t context,
-                                          int source, int tag, const datatype::Type &t,
-                                          MPI_Datatype handle, void *buf, std::size_t count,
-                                          std::size_t bytes) {
-  if (!req.ext().dtype) req.ext().dtype = hold_type(self, handle, t);
-  req.ext().user_buf = buf;
-  req.ext().user_count = count;
-  req.kind = p2p::Kind::Recv;
-  req.cancelled = false;
-  req.capacity = bytes;
-  req.pattern = {context, source, tag};
-  if (const auto *um = self.p2p.matching.peek_unexpected(req.pattern);
-      um && !static_cast<const p2p::Message *>(um)->data_tag) {
-    auto &m = static_cast<p2p::Message &>(*self.p2p.matching.take_unexpected(req.pattern));
-    p2p::Request *sreq = m.send_request;
-    matched(req, m.bytes, m.envelope.source, m.envelope.tag);
-    if (req.status_bytes)
-      unpack_any(t, sreq ? sreq->send_buf : m.data, req.status_bytes, 0, buf, count);
-    if (sreq) {
-      sreq->unmatched = nullptr;
-      p2p::complete(*sreq);
-    }
-    self.pe.messages().put(m);
-    req.on_complete = nullptr;
-    req.complete = true; // the caller is running: no wake-up needed
-    return;
-  }
-  if (!req.ext().staging)
-    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
-  req.on_complete = unpack_staged;
-  p2p::start_recv(req, context, source, tag, req.ext().staging.get(), bytes);
-}
-
-// The contiguous fast paths, inlined into MPI_Send / MPI_Recv and friends.
-[[gnu::always_inline]] inline void typed_send(Rank &self, p2p::Request &req,
-                                              const p2p::Route &route, const datatype::Type &t,
-                                              const void *buf, std::size_t count, std::size_t bytes,
-                                              p2p::Mode mode) {
-  if (t.contiguous) [[likely]] {
-    p2p::start_send(req, route, datatype::data_start(t, buf), bytes, mode);
-    return;
-  }
-  send_noncontiguous(self, req, route, t, buf, count, bytes, mode);
-}
-
-[[gnu::always_inline]] inline void typed_recv(Rank &self, p2p::Request &req, std::uint32_t context,
-                                              int source, int tag, const datatype::Type &t,
-                                              MPI_Datatype handle, void *buf, std::size_t count,
-                                              std::size_t bytes) {
-  if (t.contiguous) [[likely]] {
-    p2p::start_recv(req, context, source, tag, datatype::data_start(t, buf), bytes);
-    return;
-  }
-  recv_noncontiguous(self, req, context, source, tag, t, handle, buf, count, bytes);
-}
-
-} // namespace
-
-void start_typed_send(Rank &self, p2p::Request &req, const p2p::Route &route,
-                      const datatype::Type &t, const void *buf, std::size_t count,
-                      std::size_t bytes, p2p::Mode mode) {
-  typed_send(self, req, route, t, buf, count, bytes, mode);
-}
-
-void start_typed_recv(Rank &self, p2p::Request &req, std::uint32_t context, int source, int tag,
-                      const datatype::Type &t, MPI_Datatype handle, void *buf, std::size_t count,
-                      std::size_t bytes) {
-  typed_recv(self, req, context, source, tag, t, handle, buf, count, bytes);
 }
 
 MPI_Request completed_request(Rank &self, MPI_Comm comm, p2p::Kind kind) {
@@ -372,17 +219,9 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
     return MPI_SUCCESS;
   }
   const p2p::Route route{ck.comm->context, ck.comm->rank, tag, ck.comm->world_rank(dest)};
-  const datatype::Type &t = *ck.type;
-  const auto n = static_cast<std::size_t>(count);
+  const p2p::Data data(buf, static_cast<std::size_t>(count), *ck.type);
   if (mode == p2p::Mode::Buffered) {
-    std::unique_ptr<std::byte[]> packed;
-    const void *data = datatype::data_start(t, buf);
-    if (!t.contiguous) {
-      packed = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
-      pack_any(t, buf, n, 0, packed.get(), ck.bytes);
-      data = packed.get();
-    }
-    if (int e = p2p::start_bsend(route, data, ck.bytes); e != MPI_SUCCESS)
+    if (int e = p2p::start_bsend(route, data); e != MPI_SUCCESS)
       return raise(comm, e, fn,
                    "the attached buffer (%zu bytes, %zu in use) has no room for %zu bytes plus "
                    "MPI_BSEND_OVERHEAD",
@@ -393,13 +232,13 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   if (!request) {
     p2p::Request req;
     req.owner = self;
-    typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
+    p2p::start_send(req, route, data, mode);
     p2p::wait(req, fn);
     return MPI_SUCCESS;
   }
   p2p::Request &req = self->p2p.requests.create(*self);
   req.comm = comm;
-  typed_send(*self, req, route, t, buf, n, ck.bytes, mode);
+  p2p::start_send(req, route, data, mode);
   *request = req.handle;
   return MPI_SUCCESS;
 }
@@ -407,16 +246,26 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
 } // namespace
 
 namespace {
+// Starts a receive on the communicator's context, or of the message in a matched probe's slot.
+[[gnu::always_inline]] inline void start_recv(p2p::Request &req, const Checked &ck,
+                                              int matched_slot, int source, int tag,
+                                              const p2p::Data &data) {
+  if (matched_slot >= 0) [[unlikely]]
+    p2p::start_mrecv(req, static_cast<unsigned>(matched_slot), data);
+  else
+    p2p::start_recv(req, ck.comm->context, source, tag, data);
+}
+
 [[gnu::always_inline]] inline int recv_checked_inline(Rank &self, const char *fn, const Checked &ck,
-                                                      std::uint32_t context, int source, int tag,
+                                                      int matched_slot, int source, int tag,
                                                       void *buf, int count, MPI_Datatype type,
                                                       MPI_Comm comm, MPI_Status *status,
                                                       MPI_Request *request) {
-  const auto n = static_cast<std::size_t>(count);
+  const p2p::Data data(buf, static_cast<std::size_t>(count), *ck.type, type);
   if (!request) {
     p2p::Request req;
     req.owner = &self;
-    typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
+    start_recv(req, ck, matched_slot, source, tag, data);
     p2p::wait(req, fn);
     fill_status(status, req);
     if (req.status_error != MPI_SUCCESS) [[unlikely]]
@@ -425,18 +274,17 @@ namespace {
   }
   p2p::Request &req = self.p2p.requests.create(self);
   req.comm = comm;
-  typed_recv(self, req, context, source, tag, *ck.type, type, buf, n, ck.bytes);
+  start_recv(req, ck, matched_slot, source, tag, data);
   *request = req.handle;
   return MPI_SUCCESS;
 }
 } // namespace
 
-int ampi::mpi::pt2pt::recv_checked(Rank &self, const char *fn, const Checked &ck,
-                                   std::uint32_t context, int source, int tag, void *buf, int count,
-                                   MPI_Datatype type, MPI_Comm comm, MPI_Status *status,
-                                   MPI_Request *request) {
-  return recv_checked_inline(self, fn, ck, context, source, tag, buf, count, type, comm, status,
-                             request);
+int ampi::mpi::pt2pt::recv_checked(Rank &self, const char *fn, const Checked &ck, int matched_slot,
+                                   int source, int tag, void *buf, int count, MPI_Datatype type,
+                                   MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
+  return recv_checked_inline(self, fn, ck, matched_slot, source, tag, buf, count, type, comm,
+                             status, request);
 }
 
 namespace {
@@ -454,8 +302,8 @@ int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int sou
       proc_null_status(status);
     return MPI_SUCCESS;
   }
-  return recv_checked_inline(*self, fn, ck, ck.comm->context, source, tag, buf, count, type, comm,
-                             status, request);
+  return recv_checked_inline(*self, fn, ck, -1, source, tag, buf, count, type, comm, status,
+                             request);
 }
 
 // The bytes a buffer of `count` elements of `t` spans in memory: [lo, hi).
@@ -567,7 +415,8 @@ extern "C" int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
   Checked rc = check(*self, fn, buf, count, datatype, source, recvtag, comm, true);
   if (!rc.comm) return rc.err;
   auto copy = std::make_unique_for_overwrite<std::byte[]>(ck.bytes ? ck.bytes : 1);
-  if (ck.bytes) pack_any(*ck.type, buf, static_cast<std::size_t>(count), 0, copy.get(), ck.bytes);
+  if (ck.bytes)
+    p2p::Data(buf, static_cast<std::size_t>(count), *ck.type).pack(0, copy.get(), ck.bytes);
   if (ck.bytes > static_cast<std::size_t>(INT_MAX))
     return raise(comm, MPI_ERR_COUNT, fn, "%zu bytes are more than this call can send", ck.bytes);
   MPI_Request sreq = MPI_REQUEST_NULL;
@@ -619,12 +468,9 @@ extern "C" int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     empty_status(status);
     return MPI_SUCCESS;
   }
-  if (!r->complete) {
-    self->pe.yield(); // let the other ranks of this PE make the progress being polled for
-    if (!r->complete) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
+  if (!p2p::test(*r)) {
+    *flag = 0;
+    return MPI_SUCCESS;
   }
   *flag = 1;
   return finish(*self, request, *r, status, fn, true);
@@ -648,9 +494,8 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Statu
     empty_status(status);
     return MPI_SUCCESS;
   }
-  if (!r->complete) self->pe.yield();
-  *flag = r->complete;
-  if (!r->complete) return MPI_SUCCESS;
+  *flag = p2p::test(*r);
+  if (!*flag) return MPI_SUCCESS;
   if (r->kind == p2p::Kind::Generalized) {
     MPI_Status st{};
     const int e = r->ext().grequest->query(r->ext().grequest->extra_state, &st);
@@ -721,8 +566,7 @@ extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
   auto self = enter(fn);
   std::vector<p2p::Request *> rs;
   if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
-  for (p2p::Request *r : rs)
-    if (r) p2p::wait(*r, fn);
+  p2p::wait_all(rs.data(), rs.size(), fn);
   return finish_all(*self, count, array_of_requests, rs, array_of_statuses, fn);
 }
 AMPI_PMPI_ALIAS(MPI_Waitall)
@@ -734,17 +578,9 @@ extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int *fla
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
   std::vector<p2p::Request *> rs;
   if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
-  auto all_done = [&] {
-    for (p2p::Request *r : rs)
-      if (r && !r->complete) return false;
-    return true;
-  };
-  if (!all_done()) {
-    self->pe.yield();
-    if (!all_done()) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
+  if (!p2p::test_all(rs.data(), rs.size())) {
+    *flag = 0;
+    return MPI_SUCCESS;
   }
   *flag = 1;
   return finish_all(*self, count, array_of_requests, rs, array_of_statuses, fn);
@@ -761,36 +597,21 @@ int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "index or flag is NULL");
   std::vector<p2p::Request *> rs;
   if (int e = resolve_all(*self, count, reqs, rs, fn); e != MPI_SUCCESS) return e;
-  bool yielded = false;
-  for (;;) {
-    bool active = false;
-    for (int i = 0; i < count; ++i) {
-      if (!rs[i]) continue;
-      active = true;
-      if (rs[i]->complete) {
-        *index = i;
-        if (flag) *flag = 1;
-        return finish(*self, &reqs[i], *rs[i], status, fn, true);
-      }
-    }
-    if (!active) {
-      *index = MPI_UNDEFINED;
-      if (flag) *flag = 1;
-      empty_status(status);
-      return MPI_SUCCESS;
-    }
-    if (!blocking) {
-      if (yielded) {
-        *flag = 0;
-        *index = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-      }
-      self->pe.yield();
-      yielded = true;
-    } else {
-      self->pe.block(fn);
-    }
+  const int i =
+      blocking ? p2p::wait_any(rs.data(), rs.size(), fn) : p2p::test_any(rs.data(), rs.size());
+  if (i == p2p::kNoneComplete) {
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    return MPI_SUCCESS;
   }
+  if (flag) *flag = 1;
+  if (i == p2p::kNoneActive) {
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  *index = i;
+  return finish(*self, &reqs[i], *rs[i], status, fn, true);
 }
 
 // Waitsome and Testsome.
@@ -801,42 +622,26 @@ int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "outcount or array_of_indices is NULL");
   std::vector<p2p::Request *> rs;
   if (int e = resolve_all(*self, incount, reqs, rs, fn); e != MPI_SUCCESS) return e;
-  bool yielded = false;
-  for (;;) {
-    bool active = false;
-    int n = 0;
-    for (int i = 0; i < incount; ++i) {
-      if (!rs[i]) continue;
-      active = true;
-      if (rs[i]->complete) indices[n++] = i;
-    }
-    if (!active) {
-      *outcount = MPI_UNDEFINED;
-      return MPI_SUCCESS;
-    }
-    if (n > 0 || (!blocking && yielded)) {
-      *outcount = n;
-      int failed = 0;
-      MPI_Comm comm = MPI_COMM_WORLD;
-      for (int k = 0; k < n; ++k) {
-        p2p::Request &r = *rs[indices[k]];
-        if (r.status_error != MPI_SUCCESS) {
-          ++failed;
-          comm = r.comm;
-        }
-        finish(*self, &reqs[indices[k]], r, status_at(statuses, k), fn, false);
-      }
-      if (failed)
-        return raise(comm, MPI_ERR_IN_STATUS, fn, "%d request(s) failed; see the statuses", failed);
-      return MPI_SUCCESS;
-    }
-    if (blocking) {
-      self->pe.block(fn);
-    } else {
-      self->pe.yield();
-      yielded = true;
-    }
+  const int n = blocking ? p2p::wait_some(rs.data(), rs.size(), indices, fn)
+                         : p2p::test_some(rs.data(), rs.size(), indices);
+  if (n == p2p::kNoneActive) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
   }
+  *outcount = n;
+  int failed = 0;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  for (int k = 0; k < n; ++k) {
+    p2p::Request &r = *rs[indices[k]];
+    if (r.status_error != MPI_SUCCESS) {
+      ++failed;
+      comm = r.comm;
+    }
+    finish(*self, &reqs[indices[k]], r, status_at(statuses, k), fn, false);
+  }
+  if (failed)
+    return raise(comm, MPI_ERR_IN_STATUS, fn, "%d request(s) failed; see the statuses", failed);
+  return MPI_SUCCESS;
 }
 
 } // namespace
@@ -931,9 +736,13 @@ int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
-  const pt2pt::Probed p = pt2pt::probe_checked(*self, fn, *c, comm, source, tag, flag, status);
-  if (p.message) pt2pt::message_status(*p.message, status);
-  return p.err;
+  const pt2pt::Probed p = pt2pt::probe_checked(fn, *c, comm, source, tag, flag, status);
+  if (p.err != MPI_SUCCESS || p.proc_null) return p.err;
+  const p2p::Message *m =
+      flag ? p2p::poll_probe(c->context, source, tag) : &p2p::probe(c->context, source, tag, fn);
+  if (flag) *flag = m != nullptr;
+  if (m) pt2pt::message_status(m->envelope.source, m->envelope.tag, m->bytes, status);
+  return MPI_SUCCESS;
 }
 
 } // namespace

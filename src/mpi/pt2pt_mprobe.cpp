@@ -1,9 +1,8 @@
-// src/mpi/pt2pt_mprobe.cpp — matched probes: MPI_Mprobe / MPI_Improbe take the matched message out
-// of the rank's matching queues and give it a handle (0x74000000 | slot in Rank::matched_messages);
-// MPI_Mrecv / MPI_Imrecv put it back under a private matching context that nothing else uses and
-// receive it there with the ordinary receive path (so local, eager, rendezvous and remote
-// messages all work unchanged). MPI_PROC_NULL gives MPI_MESSAGE_NO_PROC.
+// src/mpi/pt2pt_mprobe.cpp — matched probes: argument checks and the message handles
+// (0x74000000 | slot, the slot p2p keeps the message in, p2p/mprobe.hpp) of MPI_Mprobe,
+// MPI_Improbe, MPI_Mrecv and MPI_Imrecv. MPI_PROC_NULL gives MPI_MESSAGE_NO_PROC.
 #include "mpi/pt2pt.hpp"
+#include "p2p/mprobe.hpp"
 
 using namespace ampi;
 using namespace ampi::mpi;
@@ -12,8 +11,6 @@ using namespace ampi::mpi::pt2pt;
 namespace {
 
 constexpr unsigned kMessageKind = 0x74000000u;
-// No communicator gets this context (they count up from 4).
-constexpr std::uint32_t kMrecvContext = 0xfffffffeu;
 
 int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
                   MPI_Message *message, MPI_Status *status) {
@@ -22,26 +19,25 @@ int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
   if (!message) return raise(comm, MPI_ERR_ARG, fn, "message=NULL");
-  const pt2pt::Probed p = pt2pt::probe_checked(*self, fn, *c, comm, source, tag, flag, status);
-  if (p.proc_null) *message = MPI_MESSAGE_NO_PROC;
-  if (!p.message) {
-    if (p.err == MPI_SUCCESS && !p.proc_null) *message = MPI_MESSAGE_NULL; // none yet (Improbe)
-    return p.err;
+  const pt2pt::Probed p = pt2pt::probe_checked(fn, *c, comm, source, tag, flag, status);
+  if (p.err != MPI_SUCCESS) return p.err;
+  if (p.proc_null) {
+    *message = MPI_MESSAGE_NO_PROC;
+    return MPI_SUCCESS;
   }
-  // The queues hand out const views; the message is ours to take.
-  auto &m = const_cast<p2p::Message &>(*p.message);
-  self->p2p.matching.remove_unexpected(m);
-  unsigned slot;
-  if (!self->p2p.free_message_slots.empty()) {
-    slot = self->p2p.free_message_slots.back();
-    self->p2p.free_message_slots.pop_back();
+  std::optional<p2p::Matched> m;
+  if (flag) {
+    m = p2p::improbe(c->context, source, tag, comm);
+    *flag = m.has_value();
+    if (!m) {
+      *message = MPI_MESSAGE_NULL; // none yet
+      return MPI_SUCCESS;
+    }
   } else {
-    slot = static_cast<unsigned>(self->p2p.matched_messages.size());
-    self->p2p.matched_messages.emplace_back();
+    m = p2p::mprobe(c->context, source, tag, comm, fn);
   }
-  self->p2p.matched_messages[slot] = {&m, comm};
-  *message = static_cast<MPI_Message>(kMessageKind | slot);
-  pt2pt::message_status(m, status);
+  *message = static_cast<MPI_Message>(kMessageKind | m->slot);
+  pt2pt::message_status(m->source, m->tag, m->bytes, status);
   return MPI_SUCCESS;
 }
 
@@ -61,23 +57,16 @@ int mrecv_common(const char *fn, void *buf, int count, MPI_Datatype type, MPI_Me
     return MPI_SUCCESS;
   }
   const unsigned slot = static_cast<unsigned>(*message) ^ kMessageKind;
-  if (slot >= self->p2p.matched_messages.size() || !self->p2p.matched_messages[slot].message)
+  const std::optional<p2p::Matched> m = p2p::matched(slot);
+  if (!m)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "message 0x%x is not a matched message%s",
                  static_cast<unsigned>(*message),
                  *message == MPI_MESSAGE_NULL ? " (MPI_MESSAGE_NULL)" : "");
-  const p2p::MatchedMessage mm = self->p2p.matched_messages[slot];
-  p2p::Message &m = *mm.message;
-  const int source = m.envelope.source, tag = m.envelope.tag;
-  Checked ck = check(*self, fn, buf, count, type, source, tag, mm.comm, true);
+  Checked ck = check(*self, fn, buf, count, type, m->source, m->tag, m->comm, true);
   if (!ck.comm) return ck.err;
-  self->p2p.matched_messages[slot] = {};
-  self->p2p.free_message_slots.push_back(slot);
   *message = MPI_MESSAGE_NULL;
-  // Back into the queues where only this receive can match it (the receive takes it at once).
-  m.envelope.context = kMrecvContext;
-  self->p2p.matching.add_unexpected(m);
-  return recv_checked(*self, fn, ck, kMrecvContext, source, tag, buf, count, type, mm.comm, status,
-                      request);
+  return recv_checked(*self, fn, ck, static_cast<int>(slot), m->source, m->tag, buf, count, type,
+                      m->comm, status, request);
 }
 
 } // namespace

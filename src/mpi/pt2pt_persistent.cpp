@@ -3,7 +3,6 @@
 // request keeps its handle across completions: MPI_Start restarts the operation it describes,
 // and between a completion being reported and the next MPI_Start it is inactive (the completion
 // calls treat it like MPI_REQUEST_NULL; see pt2pt.cpp).
-#include "mpi/device_buffers.hpp"
 #include "mpi/pt2pt.hpp"
 
 #include <memory>
@@ -60,23 +59,16 @@ int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
     r.status_bytes = 0;
     return MPI_SUCCESS;
   }
-  const datatype::Type &t = *op.type;
+  // The request holds the type (op.type): the Data needs no handle.
+  const p2p::Data data(op.buf, op.count, *op.type);
   if (op.kind == p2p::Kind::Recv) {
-    r.ext().dtype = op.type;
-    start_typed_recv(self, r, op.context, op.peer, op.tag, t, MPI_DATATYPE_NULL, op.buf, op.count,
-                     op.bytes);
+    if (!op.type->contiguous) r.ext().dtype = op.type;
+    p2p::start_recv(r, op.context, op.peer, op.tag, data);
     return MPI_SUCCESS;
   }
   const p2p::Route route{op.context, op.my_rank, op.tag, op.peer_world};
   if (op.mode == p2p::Mode::Buffered) {
-    const void *data = datatype::data_start(t, op.buf);
-    if (!t.contiguous) {
-      if (!r.ext().staging)
-        r.ext().staging = std::make_unique_for_overwrite<std::byte[]>(op.bytes ? op.bytes : 1);
-      pack_any(t, op.buf, op.count, 0, r.ext().staging.get(), op.bytes);
-      data = r.ext().staging.get();
-    }
-    if (int e = p2p::start_bsend(route, data, op.bytes); e != MPI_SUCCESS) {
+    if (int e = p2p::start_bsend(route, data); e != MPI_SUCCESS) {
       r.active = false;
       return raise(r.comm, e, fn,
                    "the attached buffer (%zu bytes) has no room for %zu bytes plus "
@@ -88,7 +80,7 @@ int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
     r.status_bytes = op.bytes;
     return MPI_SUCCESS;
   }
-  start_typed_send(self, r, route, t, op.buf, op.count, op.bytes, op.mode);
+  p2p::start_send(r, route, data, op.mode);
   return MPI_SUCCESS;
 }
 

@@ -1,5 +1,5 @@
 // src/rma/table.hpp — a rank's MPI_Win handles: the table that maps them to its Windows
-// (src/rma/window.hpp). Kept apart from window.hpp so that rank.hpp need not see UCX.
+// (src/rma/window.hpp). Kept apart from window.hpp so that rank.hpp need not see windows.
 #pragma once
 
 #include <mpi.h>

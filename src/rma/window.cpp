@@ -1,28 +1,22 @@
-// src/rma/window.cpp — windows, one-sided operations and synchronisation (see window.hpp).
-#include "rma/window.hpp"
+// src/rma/window.cpp — what windows do alike in every mode: the handle table, the choice of mode
+// at creation, attached regions, argument-level work of put/get/accumulate (datatypes, origin
+// buffers in device memory, range checks, the accumulate lock), and the epochs: fence, PSCW,
+// lock/unlock/lock_all, flush. What differs between modes is a back-end's (src/rma/backend.hpp).
+#include "rma/backend.hpp"
 
 #include "coll/coll.hpp"
 #include "comm/context.hpp"
+#include "core/pe.hpp"
 #include "datatype/datatype.hpp"
 #include "p2p/p2p.hpp"
 #include "pmi/host.hpp"
-#include "core/pe.hpp"
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <new>
-#include <stdexcept>
 #include <string>
+
+#include <unistd.h>
 
 namespace ampi::rma {
 
@@ -50,16 +44,11 @@ void WindowTable::clear() noexcept {
   slots_.clear();
 }
 
-Window::Mapping::~Mapping() {
-  if (addr) ::munmap(addr, len);
+Window::Window(Rank &self) : self(self) {
 }
-
-Window::~Window() {
-  for (const Target &t : targets)
-    if (t.pinned) self.pe.ipc().unpin(t.ipc);
-  // Keys before the registrations they name; UCX requests are finished by destroy().
-  targets.clear();
-}
+// The back-end releases what it made (keys before the registrations they name); its operations
+// were finished by destroy().
+Window::~Window() = default;
 
 namespace {
 
@@ -67,71 +56,7 @@ constexpr int kTagPost = 1;
 constexpr int kTagComplete = 2;
 
 // ---------------------------------------------------------------------------------------------
-// Waiting for UCX: the rank yields to the others of its PE and drives the network meanwhile.
-
-void wait_request(Pe &pe, ucs_status_ptr_t r) {
-  while (!ucx::test(r))
-    pe.yield();
-}
-
-void wait_pending(Window &w) {
-  Pe &pe = w.self.pe;
-  for (ucs_status_ptr_t r : w.pending)
-    wait_request(pe, r);
-  w.pending.clear();
-}
-
-void add_pending(Window &w, ucs_status_ptr_t r) {
-  if (r) w.pending.push_back(r);
-}
-
-ucx::Transport &transport(Window &w) {
-  return *w.self.pe.transport();
-}
-
-// Endpoint and keys of a target of a remote-capable window, on first use.
-Target &prepare(Window &w, Target &t) {
-  if (t.ep) return t;
-  t.ep = transport(w).ucp_endpoint(t.pe);
-  if (!t.ctrl_rkey_packed.empty()) t.ctrl_rkey = ucx::RemoteKey(t.ep, t.ctrl_rkey_packed.data());
-  if (!t.local && !t.data_rkey_packed.empty())
-    t.data_rkey = ucx::RemoteKey(t.ep, t.data_rkey_packed.data());
-  return t;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Control words: plain memory in PE-local windows, UCX atomics otherwise.
-
-std::uint64_t *word(const Target &t, std::size_t off) {
-  return reinterpret_cast<std::uint64_t *>(static_cast<std::uintptr_t>(t.ctrl + off));
-}
-
-// Atomically: old = *word; if (cswap) { if (old == expected) *word = value; } else *word += value.
-std::uint64_t atomic(Window &w, Target &t, std::size_t off, bool cswap, std::uint64_t expected,
-                     std::uint64_t value) {
-  if (w.node) { // shared memory with other processes of this host
-    std::atomic_ref<std::uint64_t> a(*word(t, off));
-    if (!cswap) return a.fetch_add(value);
-    std::uint64_t old = expected;
-    a.compare_exchange_strong(old, value);
-    return old;
-  }
-  if (!w.remote) {
-    std::uint64_t *p = word(t, off);
-    const std::uint64_t old = *p;
-    if (!cswap)
-      *p = old + value;
-    else if (old == expected)
-      *p = value;
-    return old;
-  }
-  prepare(w, t);
-  std::uint64_t operand = cswap ? expected : value;
-  std::uint64_t reply = value;
-  wait_request(w.self.pe, ucx::atomic64(t.ep, cswap ? UCP_ATOMIC_OP_CSWAP : UCP_ATOMIC_OP_ADD,
-                                        &operand, &reply, t.ctrl + off, t.ctrl_rkey.get()));
-  return reply;
-}
+// Lock words, through the back-end's atomics.
 
 // Between attempts on a contended lock word: let the other ranks of the PE run, then back off
 // (exponentially, up to about a microsecond) so that the holder is not slowed by our traffic.
@@ -149,120 +74,22 @@ void backoff(Window &w, unsigned &spins) {
 
 void acquire_exclusive(Window &w, Target &t, std::size_t off, std::uint64_t value) {
   unsigned spins = 0;
-  while (atomic(w, t, off, true, 0, value) != 0)
+  while (w.backend->atomic(w, t, off, true, 0, value) != 0)
     backoff(w, spins);
 }
 
 void acquire_shared(Window &w, Target &t) {
   unsigned spins = 0;
   for (;;) {
-    if ((atomic(w, t, kLockOffset, false, 0, 1) & kExclusive) == 0) return;
-    atomic(w, t, kLockOffset, false, 0, std::uint64_t(-1));
+    if ((w.backend->atomic(w, t, kLockOffset, false, 0, 1) & kExclusive) == 0) return;
+    w.backend->atomic(w, t, kLockOffset, false, 0, std::uint64_t(-1));
     backoff(w, spins);
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Data layout: where the packed bytes of (count, type) lie in memory, as runs.
-
-struct Run {
-  std::ptrdiff_t mem; // offset from the buffer address
-  std::size_t packed; // offset in the packed form
-  std::size_t len;
-};
-
-// The runs of one access: one run (contiguous types, the common case) without allocating.
-class RunList {
-public:
-  RunList() = default;
-  explicit RunList(Run r) : one_(r), n_(1) {}
-  explicit RunList(std::vector<Run> v) : many_(std::move(v)), n_(many_.size()) {}
-  const Run *begin() const noexcept { return many_.empty() ? &one_ : many_.data(); }
-  const Run *end() const noexcept { return begin() + n_; }
-  bool empty() const noexcept { return n_ == 0; }
-  const Run &front() const noexcept { return *begin(); }
-
-private:
-  Run one_{};
-  std::vector<Run> many_;
-  std::size_t n_ = 0;
-};
-
-RunList runs_of(const datatype::Type &t, std::size_t count) {
-  const std::size_t total = t.size * count;
-  if (total == 0) return {};
-  if (t.contiguous) return RunList(Run{t.true_lb, 0, total});
-  // Through the Type interface only: unpack marker bytes into a scratch span and read back where
-  // each packed byte landed (four passes give a 32-bit packed index per byte).
-  const auto n = static_cast<std::ptrdiff_t>(count) - 1;
-  const std::ptrdiff_t lo = t.true_lb + std::min<std::ptrdiff_t>(0, n * t.extent);
-  const std::ptrdiff_t hi = t.true_lb + t.true_extent + std::max<std::ptrdiff_t>(0, n * t.extent);
-  const auto span = static_cast<std::size_t>(hi - lo);
-  std::vector<unsigned char> scratch(span), packed(total);
-  std::vector<std::uint32_t> index(span, 0);
-  std::vector<bool> touched(span);
-  std::fill(packed.begin(), packed.end(), 1);
-  datatype::unpack(t, packed.data(), total, 0, scratch.data() - lo, count);
-  for (std::size_t j = 0; j < span; ++j)
-    touched[j] = scratch[j] == 1;
-  for (int k = 0; k < 4; ++k) {
-    for (std::size_t i = 0; i < total; ++i)
-      packed[i] = static_cast<unsigned char>(i >> (8 * k));
-    std::fill(scratch.begin(), scratch.end(), 0);
-    datatype::unpack(t, packed.data(), total, 0, scratch.data() - lo, count);
-    for (std::size_t j = 0; j < span; ++j)
-      if (touched[j]) index[j] |= std::uint32_t{scratch[j]} << (8 * k);
-  }
-  std::vector<std::pair<std::uint32_t, std::ptrdiff_t>> where;
-  where.reserve(total);
-  for (std::size_t j = 0; j < span; ++j)
-    if (touched[j]) where.emplace_back(index[j], lo + static_cast<std::ptrdiff_t>(j));
-  std::sort(where.begin(), where.end());
-  std::vector<Run> runs;
-  for (auto [p, m] : where) {
-    if (!runs.empty() && runs.back().packed + runs.back().len == p &&
-        runs.back().mem + static_cast<std::ptrdiff_t>(runs.back().len) == m)
-      ++runs.back().len;
-    else
-      runs.push_back({m, p, 1});
-  }
-  return RunList(std::move(runs));
-}
-
-// Finding the runs of a derived type costs a few passes over its span: recently used (type,
-// count) pairs keep theirs (the layout is held, so its address stays a valid key).
-struct RunCache {
-  struct Entry {
-    std::shared_ptr<const datatype::Layout> layout;
-    std::size_t count = 0, size = 0;
-    std::ptrdiff_t extent = 0, true_lb = 0;
-    RunList runs;
-  };
-  static constexpr std::size_t kEntries = 8;
-  std::vector<Entry> entries;
-  std::size_t next = 0;
-};
-
-RunList cached_runs_of(Window &w, const datatype::Type &t, std::size_t count) {
-  if (t.contiguous || !t.layout) return runs_of(t, count);
-  if (!w.run_cache) w.run_cache = std::make_shared<RunCache>();
-  auto &cache = *static_cast<RunCache *>(w.run_cache.get());
-  for (const RunCache::Entry &e : cache.entries)
-    if (e.layout == t.layout && e.count == count && e.size == t.size && e.extent == t.extent &&
-        e.true_lb == t.true_lb)
-      return e.runs;
-  RunCache::Entry e{t.layout, count, t.size, t.extent, t.true_lb, runs_of(t, count)};
-  RunList runs = e.runs;
-  if (cache.entries.size() < RunCache::kEntries) {
-    cache.entries.push_back(std::move(e));
-  } else {
-    cache.entries[cache.next] = std::move(e);
-    cache.next = (cache.next + 1) % RunCache::kEntries;
-  }
-  return runs;
-}
-
 // Copies `n` bytes where either side may be CUDA device memory.
+} // namespace
+
 void move(Window &w, void *dst, bool dst_device, const void *src, bool src_device, std::size_t n) {
   if (!dst_device && !src_device) {
     std::memcpy(dst, src, n);
@@ -271,6 +98,8 @@ void move(Window &w, void *dst, bool dst_device, const void *src, bool src_devic
   constexpr auto kind = [](bool d) { return d ? gpu::MemKind::Device : gpu::MemKind::Host; };
   w.self.pe.devptrs().copy(dst, kind(dst_device), src, kind(src_device), n);
 }
+
+namespace {
 
 // Whether an origin (or result, or compare) buffer is CUDA device memory.
 bool on_device(Window &w, const void *buf) {
@@ -332,14 +161,6 @@ void origin_store(Window &w, const std::byte *in, std::size_t len, void *buf, st
 // ---------------------------------------------------------------------------------------------
 // Target addresses.
 
-struct Where {
-  std::uint64_t addr = 0; // start of the target buffer (runs are relative to it)
-  ucp_rkey_h rkey = nullptr;
-  bool direct = false; // addressable here (`addr` is ours)
-  bool cma = false;    // through process_vm_readv/writev
-  bool device = false; // CUDA device memory
-};
-
 // Resolves (target, disp) for accesses of the given runs; MPI_ERR_RMA_RANGE when out of the
 // window (or of every attached region).
 int locate(Window &w, Target &t, MPI_Aint disp, const RunList &runs, Where *out, const char **why) {
@@ -353,99 +174,28 @@ int locate(Window &w, Target &t, MPI_Aint disp, const RunList &runs, Where *out,
     }
   }
   out->direct = t.direct;
-  out->cma = t.cma;
   out->device = t.device;
   if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) {
     const std::ptrdiff_t off = static_cast<std::ptrdiff_t>(disp) * t.disp_unit;
-    if (runs.empty()) {
-      out->addr = t.base + static_cast<std::uint64_t>(off);
-      return MPI_SUCCESS;
-    }
+    out->addr = t.base + static_cast<std::uint64_t>(off);
+    if (runs.empty()) return MPI_SUCCESS;
     if (off + lo < 0 || static_cast<std::uint64_t>(off + hi) > t.size) {
       *why = "the access lies outside the target's window memory";
       return MPI_ERR_RMA_RANGE;
     }
-    out->addr = t.base + static_cast<std::uint64_t>(off);
-    if (w.remote && !t.local) out->rkey = prepare(w, t).data_rkey.get();
+    w.backend->locate(w, t, out);
     return MPI_SUCCESS;
   }
   // Dynamic: disp is an address in the target's process.
   out->addr = static_cast<std::uint64_t>(disp);
   if (runs.empty()) return MPI_SUCCESS;
-  const std::uint64_t a = out->addr + static_cast<std::uint64_t>(lo);
-  const std::uint64_t b = out->addr + static_cast<std::uint64_t>(hi);
-  if (!w.remote) { // the control block is addressable here
-    const Ctrl *c = reinterpret_cast<const Ctrl *>(static_cast<std::uintptr_t>(t.ctrl));
-    for (std::uint64_t i = 0; i < c->nregions; ++i) {
-      const Region &r = c->regions[i];
-      if (!r.len || a < r.base || b > r.base + r.len) continue;
-      if (!r.device) return MPI_SUCCESS;
-      out->device = true;
-      if (t.direct) return MPI_SUCCESS; // our own process
-      // Another process's device memory: opened with CUDA IPC (kept open by our PE's cache).
-      gpu::IpcRef ref;
-      std::memcpy(&ref, r.rkey, sizeof ref);
-      gpu::CUresult err = 0;
-      void *here = w.self.pe.ipc().resolve(ref, &err);
-      if (!here) {
-        *why = "the target's attached device memory cannot be opened here with CUDA IPC";
-        return MPI_ERR_OTHER;
-      }
-      out->addr = reinterpret_cast<std::uintptr_t>(here) + (out->addr - r.base);
-      out->direct = true;
-      out->cma = false;
-      return MPI_SUCCESS;
-    }
-    *why = "the access lies outside every region attached to the target's dynamic window";
-    return MPI_ERR_RMA_RANGE;
-  }
-  prepare(w, t);
-  for (const Target::DynKey &k : t.dyn)
-    if (a >= k.base && b <= k.base + k.len) {
-      out->rkey = k.key.get();
-      return MPI_SUCCESS;
-    }
-  // Read the target's table of attached regions.
-  auto table = std::make_unique<Ctrl>();
-  wait_request(w.self.pe, ucx::get(t.ep, table.get(), sizeof(Ctrl), t.ctrl, t.ctrl_rkey.get()));
-  for (std::uint64_t i = 0; i < std::min<std::uint64_t>(table->nregions, kMaxRegions); ++i) {
-    const Region &r = table->regions[i];
-    if (r.len && a >= r.base && b <= r.base + r.len) {
-      t.dyn.push_back({r.base, r.len, ucx::RemoteKey(t.ep, r.rkey)});
-      out->rkey = t.dyn.back().key.get();
-      return MPI_SUCCESS;
-    }
-  }
-  *why = "the access lies outside every region attached to the target's dynamic window";
-  return MPI_ERR_RMA_RANGE;
+  return w.backend->locate_dynamic(w, t, out->addr + static_cast<std::uint64_t>(lo),
+                                   out->addr + static_cast<std::uint64_t>(hi), out, why);
 }
 
-std::byte *local_ptr(const Where &wh) {
-  return reinterpret_cast<std::byte *>(static_cast<std::uintptr_t>(wh.addr));
-}
-
-// Reads the target's packed bytes (runs) into `out` / writes them from `in`.
-// Cross memory attach: moves `len` bytes between here and `remote` in process `pid`.
-void cma(int pid, void *local, std::uint64_t remote, std::size_t len, bool write) {
-  while (len > 0) {
-    iovec l{local, len};
-    iovec r{reinterpret_cast<void *>(static_cast<std::uintptr_t>(remote)), len};
-    const ssize_t n = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0)
-                            : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
-    if (n <= 0) {
-      if (n < 0 && errno == EINTR) continue;
-      throw std::runtime_error(std::string("ampi: RMA through process_vm_") +
-                               (write ? "writev" : "readv") + " failed: " + std::strerror(errno) +
-                               " (AMPI_RMA_SHM=0 uses UCX instead)");
-    }
-    local = static_cast<std::byte *>(local) + n;
-    remote += static_cast<std::uint64_t>(n);
-    len -= static_cast<std::size_t>(n);
-  }
-}
-
-// `out` / `in` may be device memory (`origin_device`) only where the target is addressable here
-// (`wh.direct`); the callers stage through host memory otherwise.
+// Reads the target's packed bytes (runs) into `out` / writes them from `in`. `out` / `in` may be
+// device memory (`origin_device`) only where the target is addressable here (`wh.direct`); the
+// callers stage through host memory otherwise.
 void read_target(Window &w, Target &t, const Where &wh, const RunList &runs, std::byte *out,
                  bool wait_now, bool origin_device = false) {
   if (wh.direct) {
@@ -453,20 +203,7 @@ void read_target(Window &w, Target &t, const Where &wh, const RunList &runs, std
       move(w, out + r.packed, origin_device, local_ptr(wh) + r.mem, wh.device, r.len);
     return;
   }
-  if (wh.cma) {
-    for (const Run &r : runs)
-      cma(t.pid, out + r.packed, wh.addr + static_cast<std::uint64_t>(r.mem), r.len, false);
-    return;
-  }
-  t.dirty = true;
-  for (const Run &r : runs) {
-    ucs_status_ptr_t q =
-        ucx::get(t.ep, out + r.packed, r.len, wh.addr + static_cast<std::uint64_t>(r.mem), wh.rkey);
-    if (wait_now)
-      wait_request(w.self.pe, q);
-    else
-      add_pending(w, q);
-  }
+  w.backend->read(w, t, wh, runs, out, wait_now);
 }
 
 void write_target(Window &w, Target &t, const Where &wh, const RunList &runs, const std::byte *in,
@@ -476,27 +213,7 @@ void write_target(Window &w, Target &t, const Where &wh, const RunList &runs, co
       move(w, local_ptr(wh) + r.mem, wh.device, in + r.packed, origin_device, r.len);
     return;
   }
-  if (wh.cma) {
-    for (const Run &r : runs)
-      cma(t.pid, const_cast<std::byte *>(in + r.packed),
-          wh.addr + static_cast<std::uint64_t>(r.mem), r.len, true);
-    return;
-  }
-  t.dirty = true;
-  for (const Run &r : runs) {
-    ucs_status_ptr_t q =
-        ucx::put(t.ep, in + r.packed, r.len, wh.addr + static_cast<std::uint64_t>(r.mem), wh.rkey);
-    if (wait_now)
-      wait_request(w.self.pe, q);
-    else
-      add_pending(w, q);
-  }
-}
-
-void flush_target(Window &w, Target &t) {
-  if (!t.dirty) return;
-  wait_request(w.self.pe, ucx::flush(t.ep));
-  t.dirty = false;
+  w.backend->write(w, t, wh, runs, in, wait_now);
 }
 
 // A scratch buffer that needs no allocation when small (single elements: fetch-and-op, ...).
@@ -538,329 +255,111 @@ void elements_back(const Elements &e, std::byte *packed, std::size_t len, MPI_Da
 
 } // namespace
 
+const Region *find_region(const Ctrl &c, std::uint64_t a, std::uint64_t b) {
+  for (std::uint64_t i = 0; i < std::min<std::uint64_t>(c.nregions, kMaxRegions); ++i) {
+    const Region &r = c.regions[i];
+    if (r.len && a >= r.base && b <= r.base + r.len) return &r;
+  }
+  return nullptr;
+}
+
 // -----------------------------------------------------------------------------------------------
 // Creation and destruction.
 
 namespace {
 
-// What every member tells the others at creation (kept small: thousands of ranks exchange it).
-struct Record {
-  std::int32_t world, pe, pid, disp_unit;
-  std::uint64_t base, size, ctrl;
-  std::uint64_t shm_len, shm_data; // node mode: file size, data offset (kNone: absent)
-  std::uint64_t shm_tag;           // node mode: names the file with pid and world rank
-  std::uint64_t failed;            // node mode: our file could not be made
-  std::int32_t device;             // the memory is CUDA device memory
-  std::int32_t ipc_failed;         // node mode: CUDA cannot export it (pool or managed memory)
-  gpu::IpcRef ipc;                 // node mode, device memory: its CUDA IPC description
-};
-// UCX mode: the packed remote keys, exchanged after the records.
-struct Keys {
-  std::uint32_t data_len, ctrl_len; // ~0u: too large
-  std::byte data[kRkeyMax];
-  std::byte ctrl[kRkeyMax];
-};
-
-void shm_name_of(char (&name)[64], int pid, int world, std::uint64_t tag) {
-  std::snprintf(name, sizeof name, "/ampi.%d.%d.%llx", pid, world,
-                static_cast<unsigned long long>(tag));
-}
-constexpr std::uint64_t kNone = ~std::uint64_t{0};
-
-// Creates (O_EXCL, its pages reserved) or opens the shared-memory file `name` of `len` bytes and
-// maps it. A file that cannot be created (e.g. /dev/shm is full) gives nullptr; other failures
-// throw.
-void *map_shm(Window &w, const char *name, std::size_t len, bool create) {
-  const int fd = ::shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
-  if (fd < 0) {
-    if (create) return nullptr;
-    throw std::runtime_error(std::string("ampi: shm_open(") + name + "): " + std::strerror(errno));
+// Where the members live: every one on this PE (Self), on this host (Shm, unless AMPI_RMA_SHM=0),
+// or on several hosts (Net). Fills s.offsets/total from everyone's size (shared windows).
+Mode choose_mode(Window &w, Setup &s, bool *one_host) {
+  const comm::Comm &c = *w.comm;
+  const auto n = static_cast<std::size_t>(c.size());
+  struct Place {
+    std::uint64_t host, size;
+  };
+  std::vector<Place> places(n);
+  const Place mine{host_id(), s.size};
+  coll::allgather(c, &mine, places.data(), sizeof mine);
+  bool one_pe = true;
+  *one_host = true;
+  s.offsets.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    if (!w.self.pe.local(c.world_rank(static_cast<int>(r)))) one_pe = false;
+    if (places[r].host != mine.host) *one_host = false;
+    s.offsets[r] = s.total;
+    s.total += places[r].size;
   }
-  // Reserve the pages now: a tmpfs that runs out later would kill us with SIGBUS on first touch.
-  if (create && (::ftruncate(fd, static_cast<off_t>(len)) != 0 ||
-                 ::posix_fallocate(fd, 0, static_cast<off_t>(len)) != 0)) {
-    ::close(fd);
-    ::shm_unlink(name);
-    return nullptr;
-  }
-  void *p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED)
-    throw std::runtime_error(std::string("ampi: mmap of shared memory: ") + std::strerror(errno));
-  w.maps.emplace_back(p, len);
-  return p;
+  if (one_pe) return Mode::Self;
+  // AMPI_RMA_SHM=0 (the settings table, src/settings): across processes, the network.
+  return *one_host && w.self.pe.config().rma_shm ? Mode::Shm : Mode::Net;
 }
 
-constexpr const char *kNoShm = "cannot allocate the window's shared memory in /dev/shm (full, or "
-                               "too small for the window; AMPI_RMA_SHM=0 uses UCX instead)";
-
-constexpr std::size_t round_up(std::size_t n, std::size_t a) {
-  return (n + a - 1) / a * a;
+std::unique_ptr<Backend> make_backend(Mode m) {
+  switch (m) {
+  case Mode::Self:
+    return make_self_backend();
+  case Mode::Shm:
+    return make_shm_backend();
+  case Mode::Net:
+    break;
+  }
+  return make_net_backend();
 }
 
 } // namespace
 
 int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, const char **why) {
-  Rank &self = w.self;
-  Pe &pe = self.pe;
-  const comm::Comm &c = *w.comm;
-  const int n = c.size();
   w.flavor = flavor;
   w.disp_unit = disp_unit;
   w.size = static_cast<MPI_Aint>(size);
-  const int my_pe = pe.config().my_pe;
-  const int my_pid = static_cast<int>(::getpid());
-
-  // Where the members live: one PE, one host, or several hosts.
-  struct Place {
-    std::uint64_t host, size;
-  };
-  std::vector<Place> places(static_cast<std::size_t>(n));
-  const Place mine{host_id(), size};
-  coll::allgather(c, &mine, places.data(), sizeof mine);
-  bool one_pe = true, one_host = true;
-  for (int r = 0; r < n; ++r) {
-    if (!pe.local(c.world_rank(r))) one_pe = false;
-    if (places[static_cast<std::size_t>(r)].host != mine.host) one_host = false;
-  }
-  w.node = !one_pe && one_host && pe.config().rma_shm;
-  // Cross memory attach needs ptrace rights over us: where Yama restricts ptrace to descendants
-  // (ptrace_scope 1), allow the other processes of the job.
-  if (w.node) ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-  w.remote = !one_pe && !w.node;
-  if (flavor == MPI_WIN_FLAVOR_SHARED && w.remote) {
+  Setup s;
+  s.flavor = flavor;
+  s.base = base;
+  s.size = size;
+  s.disp_unit = disp_unit;
+  bool one_host = true;
+  w.mode = choose_mode(w, s, &one_host);
+  if (flavor == MPI_WIN_FLAVOR_SHARED && w.mode == Mode::Net) {
     *why = one_host ? "the communicator has members in other processes and AMPI_RMA_SHM=0 "
                       "turned shared memory off"
                     : "the communicator has members on other hosts";
     return MPI_ERR_RMA_SHARED;
   }
-  const std::size_t ctrl_bytes =
-      flavor == MPI_WIN_FLAVOR_DYNAMIC ? sizeof(Ctrl) : offsetof(Ctrl, regions);
-  const std::size_t ctrl_stride = round_up(ctrl_bytes, 64);
+  // Control blocks: 64-byte aligned where several share a block (shared windows in Shm mode).
+  s.ctrl_bytes = flavor == MPI_WIN_FLAVOR_DYNAMIC ? sizeof(Ctrl) : offsetof(Ctrl, regions);
+  // CUDA device memory given to MPI_Win_create: the back-ends say whether and how they take it.
+  s.device = flavor == MPI_WIN_FLAVOR_CREATE && base && size > 0 &&
+             gpu::is_device(w.self.pe.devptrs().kind(base));
+  w.backend = make_backend(w.mode);
+  return w.backend->setup(w, s, why);
+}
 
-  auto rec = std::make_unique<Record>();
-  std::memset(rec.get(), 0, sizeof(Record));
-  rec->shm_data = kNone;
-  const auto tag = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&w));
+Member member_of(const Window &w, const Setup &s) {
+  Member m{};
+  m.world = w.self.world_rank;
+  m.pe = w.self.pe.config().my_pe;
+  m.pid = static_cast<std::int32_t>(::getpid());
+  m.disp_unit = s.disp_unit;
+  m.base = reinterpret_cast<std::uintptr_t>(w.base);
+  m.size = s.size;
+  m.ctrl = reinterpret_cast<std::uintptr_t>(w.ctrl);
+  m.device = s.device;
+  return m;
+}
 
-  // Shared windows: one block for all members, member i's part right after member i-1's.
-  std::vector<std::uint64_t> offsets(static_cast<std::size_t>(n));
-  std::uint64_t total = 0;
-  for (int r = 0; r < n; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += places[static_cast<std::size_t>(r)].size;
-  }
-  if (flavor == MPI_WIN_FLAVOR_SHARED && !w.node) {
-    std::shared_ptr<std::byte[]> *holder = &w.segment;
-    if (c.rank == 0) w.segment = std::make_shared<std::byte[]>(total + 64);
-    coll::bcast(c, &holder, sizeof holder, 0);
-    if (c.rank != 0) w.segment = *holder;
-    const auto aligned =
-        (reinterpret_cast<std::uintptr_t>(w.segment.get()) + 63) & ~std::uintptr_t{63};
-    w.base = reinterpret_cast<std::byte *>(aligned) + offsets[static_cast<std::size_t>(c.rank)];
-  }
-
-  // CUDA device memory given to MPI_Win_create: used in place within the process, opened by the
-  // other processes of a node-mode window with CUDA IPC; UCX mode does not take it.
-  const bool device = flavor == MPI_WIN_FLAVOR_CREATE && base && size > 0 &&
-                      gpu::is_device(pe.devptrs().kind(base));
-  rec->device = device;
-  if (device && w.node && !pe.ipc().describe(base, &rec->ipc)) rec->ipc_failed = 1;
-
-  std::byte *shared_block = nullptr; // node-mode shared window: our mapping of the one file
-  std::size_t data_at = 0;
-  if (flavor == MPI_WIN_FLAVOR_SHARED && w.node) {
-    // Rank 0 creates one file: every member's control block, then the data of all.
-    data_at = round_up(ctrl_stride * static_cast<std::size_t>(n), 4096);
-    const std::size_t len = data_at + total + 1;
-    char name[64] = {};
-    if (c.rank == 0) {
-      shm_name_of(name, my_pid, self.world_rank, tag);
-      shared_block = static_cast<std::byte *>(map_shm(w, name, len, true));
-      if (shared_block) {
-        std::memset(shared_block, 0, data_at);
-        w.shm_name = name;
-      } else {
-        name[0] = '\0'; // tells the others
-      }
-    }
-    coll::bcast(c, name, sizeof name, 0);
-    if (!name[0]) {
-      *why = kNoShm;
-      return MPI_ERR_NO_MEM;
-    }
-    if (c.rank != 0) shared_block = static_cast<std::byte *>(map_shm(w, name, len, false));
-    w.base = shared_block + data_at + offsets[static_cast<std::size_t>(c.rank)];
-    w.ctrl =
-        reinterpret_cast<Ctrl *>(shared_block + ctrl_stride * static_cast<std::size_t>(c.rank));
-  } else if (w.node) {
-    // Our own file: control block, then (MPI_Win_allocate) the data.
-    const bool data_here = flavor == MPI_WIN_FLAVOR_ALLOCATE;
-    const std::size_t len = round_up(ctrl_bytes, 4096) + (data_here ? size : 0);
-    char name[64] = {};
-    shm_name_of(name, my_pid, self.world_rank, tag);
-    auto *block = static_cast<std::byte *>(map_shm(w, name, len, true));
-    if (!block) { // go on to the exchange, where everyone learns of it
-      rec->failed = 1;
-      w.ctrl_owned = std::make_unique<std::byte[]>(sizeof(Ctrl));
-      w.ctrl = reinterpret_cast<Ctrl *>(w.ctrl_owned.get());
-    } else {
-      w.shm_name = name;
-      w.ctrl = reinterpret_cast<Ctrl *>(block);
-      std::memset(block, 0, ctrl_bytes);
-    }
-    rec->shm_len = len;
-    rec->shm_tag = tag;
-    if (!block) {
-    } else if (data_here) {
-      rec->shm_data = round_up(ctrl_bytes, 4096);
-      w.base = block + rec->shm_data;
-    } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
-      w.base = base;
-    }
-  } else {
-    if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
-      if (w.remote && size > 0) {
-        w.mem = ucx::Registration(transport(w), nullptr, size);
-        w.base = w.mem.address();
-      } else {
-        w.owned = std::make_unique<std::byte[]>(size ? size : 1);
-        w.base = w.owned.get();
-      }
-    } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
-      w.base = base;
-      if (w.remote && size > 0 && !device) w.mem = ucx::Registration(transport(w), base, size);
-    }
-    if (w.remote) {
-      w.ctrl_mem = ucx::Registration(transport(w), nullptr, ctrl_bytes);
-      w.ctrl = static_cast<Ctrl *>(w.ctrl_mem.address());
-    } else {
-      w.ctrl_owned = std::make_unique<std::byte[]>(sizeof(Ctrl));
-      w.ctrl = reinterpret_cast<Ctrl *>(w.ctrl_owned.get());
-    }
-    std::memset(static_cast<void *>(w.ctrl), 0, ctrl_bytes);
-  }
-
-  rec->world = self.world_rank;
-  rec->pe = my_pe;
-  rec->pid = my_pid;
-  rec->base = reinterpret_cast<std::uintptr_t>(w.base);
-  rec->size = size;
-  rec->disp_unit = disp_unit;
-  rec->ctrl = reinterpret_cast<std::uintptr_t>(w.ctrl);
-  std::vector<Record> all(static_cast<std::size_t>(n));
-  coll::allgather(c, rec.get(), all.data(), sizeof(Record));
-  for (const Record &r : all) {
-    const char *bad = nullptr;
-    int code = MPI_SUCCESS;
-    if (r.failed) {
-      bad = kNoShm;
-      code = MPI_ERR_NO_MEM;
-    } else if (r.device && w.remote) {
-      bad = "a member's memory is CUDA device memory, which ampi's windows take only when every "
-            "member is on one host (with shared memory on: not AMPI_RMA_SHM=0)";
-      code = MPI_ERR_UNSUPPORTED_OPERATION;
-    } else if (r.ipc_failed) {
-      bad = "a member's memory is CUDA device memory that CUDA IPC cannot share with the other "
-            "processes (cudaMallocAsync pool or managed memory; use cudaMalloc)";
-      code = MPI_ERR_UNSUPPORTED_OPERATION;
-    }
-    if (bad) {
-      if (!w.shm_name.empty()) ::shm_unlink(w.shm_name.c_str());
-      w.shm_name.clear();
-      *why = bad;
-      return code;
-    }
-  }
-  std::vector<Keys> keys;
-  if (w.remote) {
-    auto mine_keys = std::make_unique<Keys>();
-    std::memset(mine_keys.get(), 0, sizeof(Keys));
-    if (w.mem.rkey().size() > kRkeyMax || w.ctrl_mem.rkey().size() > kRkeyMax) {
-      mine_keys->data_len = mine_keys->ctrl_len = ~0u;
-    } else {
-      mine_keys->data_len = static_cast<std::uint32_t>(w.mem.rkey().size());
-      if (mine_keys->data_len) // a window of 0 bytes has no key
-        std::memcpy(mine_keys->data, w.mem.rkey().data(), mine_keys->data_len);
-      mine_keys->ctrl_len = static_cast<std::uint32_t>(w.ctrl_mem.rkey().size());
-      if (mine_keys->ctrl_len)
-        std::memcpy(mine_keys->ctrl, w.ctrl_mem.rkey().data(), mine_keys->ctrl_len);
-    }
-    keys.resize(static_cast<std::size_t>(n));
-    coll::allgather(c, mine_keys.get(), keys.data(), sizeof(Keys));
-    for (const Keys &k : keys)
-      if (k.data_len == ~0u) {
-        *why = "UCX's packed remote key is larger than ampi's limit";
-        return MPI_ERR_INTERN;
-      }
-  }
-  w.targets.resize(all.size());
-  gpu::CUresult ipc_open_failed = 0;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const Record &r = all[i];
-    Target &t = w.targets[i];
-    t.world = r.world;
-    t.pe = r.pe;
-    t.pid = r.pid;
-    t.local = r.pe == my_pe;
-    t.base = r.base;
-    t.size = r.size;
-    t.disp_unit = r.disp_unit;
-    t.ctrl = r.ctrl;
-    t.direct = t.local;
-    t.device = r.device != 0;
-    if (flavor == MPI_WIN_FLAVOR_SHARED && w.node) {
-      // Everyone's part of the one file, through our own mapping.
-      t.base = reinterpret_cast<std::uintptr_t>(shared_block + data_at + offsets[i]);
-      t.ctrl = reinterpret_cast<std::uintptr_t>(shared_block + ctrl_stride * i);
-      t.direct = true;
-    } else if (w.node && !t.local) {
-      char name[64];
-      shm_name_of(name, r.pid, r.world, r.shm_tag);
-      auto *block = static_cast<std::byte *>(map_shm(w, name, r.shm_len, false));
-      t.ctrl = reinterpret_cast<std::uintptr_t>(block);
-      if (r.shm_data != kNone) {
-        t.base = reinterpret_cast<std::uintptr_t>(block + r.shm_data);
-        t.direct = true;
-      } else if (t.device) { // its device memory, opened here for the window's life
-        gpu::CUresult err = 0;
-        if (void *here = pe.ipc().pin(r.ipc, &err)) {
-          t.ipc = r.ipc;
-          t.pinned = true;
-          t.base = reinterpret_cast<std::uintptr_t>(here);
-          t.direct = true;
-        } else {
-          ipc_open_failed = err ? err : -1;
-        }
-      } else {
-        t.cma = true;
-      }
-    }
-    if (w.remote) {
-      t.data_rkey_packed.assign(keys[i].data, keys[i].data + keys[i].data_len);
-      t.ctrl_rkey_packed.assign(keys[i].ctrl, keys[i].ctrl + keys[i].ctrl_len);
-    }
-  }
-  if (w.node && std::any_of(all.begin(), all.end(), [](const Record &r) { return r.device; })) {
-    // Every member must have opened every other's device memory: one failure fails them all.
-    std::vector<std::int32_t> failed(static_cast<std::size_t>(n));
-    const std::int32_t mine_failed = ipc_open_failed != 0;
-    coll::allgather(c, &mine_failed, failed.data(), sizeof mine_failed);
-    if (std::find(failed.begin(), failed.end(), 1) != failed.end()) {
-      if (!w.shm_name.empty()) ::shm_unlink(w.shm_name.c_str());
-      w.shm_name.clear();
-      *why = "a member cannot open another's CUDA device memory with CUDA IPC (no peer access "
-             "between their GPUs?)";
-      return MPI_ERR_OTHER;
-    }
-  }
-  if (w.node) {
-    // Once every member has mapped the files, their names can go: nothing is left behind.
-    coll::barrier(c);
-    if (!w.shm_name.empty()) ::shm_unlink(w.shm_name.c_str());
-    w.shm_name.clear();
-  }
-  return MPI_SUCCESS;
+void adopt(Window &w, int rank, const Member &m) {
+  if (w.targets.size() < static_cast<std::size_t>(w.comm->size()))
+    w.targets.resize(static_cast<std::size_t>(w.comm->size()));
+  Target &t = w.targets[static_cast<std::size_t>(rank)];
+  t.rank = rank;
+  t.world = m.world;
+  t.pe = m.pe;
+  t.local = m.pe == w.self.pe.config().my_pe;
+  t.base = m.base;
+  t.size = m.size;
+  t.disp_unit = m.disp_unit;
+  t.ctrl = m.ctrl;
+  t.direct = t.local;
+  t.device = m.device != 0;
 }
 
 void destroy(Window &w) {
@@ -873,37 +372,12 @@ int attach(Window &w, void *base, std::size_t len, const char **why) {
   for (int i = 0; i < kMaxRegions; ++i) {
     Region &r = c.regions[i];
     if (r.len) continue;
-    Attached a{static_cast<std::byte *>(base), len, {}};
     const bool device = len > 0 && gpu::is_device(w.self.pe.devptrs().kind(base));
-    if (device && w.remote) {
-      *why = "the region is CUDA device memory, which ampi's windows take only when every member "
-             "is on one host (with shared memory on: not AMPI_RMA_SHM=0)";
-      return MPI_ERR_UNSUPPORTED_OPERATION;
-    }
-    if (device && w.node) { // the other processes open it with CUDA IPC
-      gpu::IpcRef ref;
-      if (!w.self.pe.ipc().describe(base, &ref)) {
-        *why = "the region is CUDA device memory that CUDA IPC cannot share with the other "
-               "processes (cudaMallocAsync pool or managed memory; use cudaMalloc)";
-        return MPI_ERR_UNSUPPORTED_OPERATION;
-      }
-      std::memcpy(r.rkey, &ref, sizeof ref);
-      r.rkey_len = sizeof ref;
-    }
+    if (int e = w.backend->attach(w, r, base, len, device, why)) return e;
     r.device = device;
-    if (w.remote) {
-      a.reg = ucx::Registration(transport(w), base, len);
-      if (a.reg.rkey().size() > kRkeyMax) {
-        *why = "UCX's packed remote key is larger than ampi's limit";
-        return MPI_ERR_RMA_ATTACH;
-      }
-      r.rkey_len = a.reg.rkey().size();
-      std::memcpy(r.rkey, a.reg.rkey().data(), r.rkey_len);
-    }
     r.base = reinterpret_cast<std::uintptr_t>(base);
     r.len = len;
     c.nregions = std::max<std::uint64_t>(c.nregions, static_cast<std::uint64_t>(i) + 1);
-    w.attached.push_back(std::move(a));
     return MPI_SUCCESS;
   }
   *why = "too many regions attached to this dynamic window (ampi's limit is 32)";
@@ -918,11 +392,7 @@ int detach(Window &w, const void *base, const char **why) {
     if (!r.len || r.base != b) continue;
     r.len = 0;
     r.base = 0;
-    for (auto it = w.attached.begin(); it != w.attached.end(); ++it)
-      if (it->base == base) {
-        w.attached.erase(it);
-        break;
-      }
+    w.backend->detach(w, base);
     return MPI_SUCCESS;
   }
   *why = "base is not the start of a region attached to this window";
@@ -980,7 +450,7 @@ int put(Window &w, const void *obuf, std::size_t ocount, const datatype::Type &o
     return MPI_SUCCESS;
   }
   Packed src = origin_bytes(w, obuf, ocount, ot);
-  // A packed copy must stay until UCX has read it: wait for local completion then.
+  // A packed copy must stay until the network has read it: wait for local completion then.
   write_target(w, t, wh, runs, src.data, !src.copy.empty());
   return MPI_SUCCESS;
 }
@@ -1012,73 +482,6 @@ int get(Window &w, void *obuf, std::size_t ocount, const datatype::Type &ot, int
   return MPI_SUCCESS;
 }
 
-namespace {
-
-// Element-wise CPU atomics on one 4- or 8-byte integer: old value out, `op` applied with `in`
-// (`cmp`: compare-and-swap). Operations without an atomic instruction loop on compare-exchange.
-template <class U>
-U atomic_element(std::byte *addr, MPI_Op op, datatype::ReduceFn fn, const std::byte *in,
-                 const std::byte *cmp) {
-  std::atomic_ref<U> a(*reinterpret_cast<U *>(addr));
-  U v{};
-  if (in) std::memcpy(&v, in, sizeof v);
-  if (cmp) {
-    U expected;
-    std::memcpy(&expected, cmp, sizeof expected);
-    a.compare_exchange_strong(expected, v);
-    return expected;
-  }
-  if (op == MPI_NO_OP) return a.load();
-  if (op == MPI_REPLACE) return a.exchange(v);
-  if (op == MPI_SUM) return a.fetch_add(v);
-  if (op == MPI_BAND) return a.fetch_and(v);
-  if (op == MPI_BOR) return a.fetch_or(v);
-  if (op == MPI_BXOR) return a.fetch_xor(v);
-  U old = a.load();
-  for (;;) {
-    U next = old;
-    fn(&v, &next, 1);
-    if (a.compare_exchange_weak(old, next)) return old;
-  }
-}
-
-// Windows whose every member's memory every member can address (node mode, memory the window
-// allocated) do accumulates on 4- and 8-byte integers with CPU atomics instead of the
-// accumulate lock: all of them, so that the two ways never meet on one location. Returns false
-// (nothing done) where that does not apply.
-bool accumulate_atomically(Window &w, const Where &wh, const RunList &runs,
-                           const datatype::Type &tt, MPI_Op op, datatype::ReduceFn fn,
-                           const std::byte *src, std::byte *old, const std::byte *cmp) {
-  if (!w.node || (w.flavor != MPI_WIN_FLAVOR_ALLOCATE && w.flavor != MPI_WIN_FLAVOR_SHARED))
-    return false;
-  const datatype::Builtin *b = datatype::builtin(tt.basic);
-  if (!b || (b->category != datatype::Category::Int && b->category != datatype::Category::Uint) ||
-      (b->size != 4 && b->size != 8) || b->extent != b->size)
-    return false;
-  const std::size_t es = b->size;
-  for (const Run &r : runs) // whole, aligned elements only (else the lock: same for everyone)
-    if (r.len % es || r.packed % es || (wh.addr + static_cast<std::uint64_t>(r.mem)) % es)
-      return false;
-  for (const Run &r : runs) {
-    std::byte *p = local_ptr(wh) + r.mem;
-    for (std::size_t k = 0; k < r.len; k += es) {
-      const std::size_t at = r.packed + k;
-      const std::byte *in = src ? src + at : nullptr;
-      const std::byte *c = cmp ? cmp + at : nullptr;
-      if (es == 8) {
-        const std::uint64_t o = atomic_element<std::uint64_t>(p + k, op, fn, in, c);
-        if (old) std::memcpy(old + at, &o, 8);
-      } else {
-        const std::uint32_t o = atomic_element<std::uint32_t>(p + k, op, fn, in, c);
-        if (old) std::memcpy(old + at, &o, 4);
-      }
-    }
-  }
-  return true;
-}
-
-} // namespace
-
 int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::Type *ot,
                void *rbuf, std::size_t rcount, const datatype::Type *rt, int target, MPI_Aint disp,
                std::size_t tcount, const datatype::Type &tt, MPI_Op op, const void *compare,
@@ -1103,8 +506,9 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
   if (compare) cmp = origin_bytes(w, compare, 1, tt);
   {
     Scratch result(rbuf ? len : 0);
-    if (accumulate_atomically(w, wh, runs, tt, op, fn, src.data, rbuf ? result.data() : nullptr,
-                              compare ? cmp.data : nullptr)) {
+    if (w.backend->accumulate_atomically(w, wh, runs, tt, op, fn, src.data,
+                                         rbuf ? result.data() : nullptr,
+                                         compare ? cmp.data : nullptr)) {
       if (rbuf) origin_store(w, result.data(), len, rbuf, rcount, *rt);
       return MPI_SUCCESS;
     }
@@ -1112,7 +516,8 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
 
   // The read-modify-write under the target's accumulate lock (only needed where another PE may
   // interleave: within a PE-local window every operation runs to its end without yielding).
-  if (w.remote || w.node) acquire_exclusive(w, t, kAccOffset, 1);
+  const bool lock = w.backend->concurrent();
+  if (lock) acquire_exclusive(w, t, kAccOffset, 1);
   Scratch old(rbuf || fn || compare ? len : 0);
   if (old.size()) read_target(w, t, wh, runs, old.data(), true);
   if (rbuf) origin_store(w, old.data(), len, rbuf, rcount, *rt);
@@ -1131,9 +536,9 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
   }
   if (next) {
     write_target(w, t, wh, runs, next, true);
-    if (w.remote && !t.local) flush_target(w, t);
+    if (w.backend->deferred) w.backend->flush(w, t.rank); // done there before the lock goes
   }
-  if (w.remote || w.node) atomic(w, t, kAccOffset, false, 0, std::uint64_t(-1));
+  if (lock) w.backend->atomic(w, t, kAccOffset, false, 0, std::uint64_t(-1));
   return MPI_SUCCESS;
 }
 
@@ -1141,23 +546,17 @@ int accumulate(Window &w, const void *obuf, std::size_t ocount, const datatype::
 // Synchronisation.
 
 void flush(Window &w, int target) {
-  std::atomic_thread_fence(std::memory_order_seq_cst); // node mode: our stores before what follows
-  wait_pending(w);
-  if (!w.remote) return;
-  if (target >= 0) {
-    flush_target(w, w.targets[static_cast<std::size_t>(target)]);
-    return;
-  }
-  for (Target &t : w.targets)
-    flush_target(w, t);
+  std::atomic_thread_fence(std::memory_order_seq_cst); // Shm mode: our stores before what follows
+  if (!w.backend->deferred) return;
+  w.backend->wait_pending(w);
+  w.backend->flush(w, target);
 }
 
 namespace {
 
+// What was learnt of dynamic windows' attached regions may be stale in a new epoch.
 void drop_dynamic_keys(Window &w) {
-  if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC) return;
-  for (Target &t : w.targets)
-    t.dyn.clear();
+  if (w.flavor == MPI_WIN_FLAVOR_DYNAMIC) w.backend->epoch_start(w);
 }
 
 p2p::Route route_to(const Window &w, int r, int tag) {
@@ -1191,9 +590,9 @@ void start(Window &w, std::vector<int> targets) {
 }
 
 void complete(Window &w) {
-  wait_pending(w);
+  if (w.backend->deferred) w.backend->wait_pending(w);
   for (int r : w.access) {
-    if (w.remote) flush_target(w, w.targets[static_cast<std::size_t>(r)]);
+    if (w.backend->deferred) w.backend->flush(w, r);
     p2p::send(route_to(w, r, kTagComplete), nullptr, 0);
   }
   w.access.clear();
@@ -1251,14 +650,14 @@ void lock(Window &w, int type, int target, bool nocheck) {
 
 void unlock(Window &w, int target) {
   auto one = [&](Target &t) {
-    flush_target(w, t);
+    if (w.backend->deferred) w.backend->flush(w, t.rank);
     if (t.lock == MPI_LOCK_EXCLUSIVE)
-      atomic(w, t, kLockOffset, false, 0, std::uint64_t(0) - kExclusive);
+      w.backend->atomic(w, t, kLockOffset, false, 0, std::uint64_t(0) - kExclusive);
     else if (t.lock == MPI_LOCK_SHARED)
-      atomic(w, t, kLockOffset, false, 0, std::uint64_t(-1));
+      w.backend->atomic(w, t, kLockOffset, false, 0, std::uint64_t(-1));
     t.lock = 0;
   };
-  wait_pending(w);
+  if (w.backend->deferred) w.backend->wait_pending(w);
   if (target >= 0) {
     one(w.targets[static_cast<std::size_t>(target)]);
     --w.locks;

@@ -3,27 +3,29 @@
 //
 // Each member of a window has a control block: the window lock word (bit 62: held exclusively,
 // low bits: shared holders), the accumulate lock word, and for dynamic windows the table of
-// attached regions. A window works in one of three modes, chosen at creation:
-//  - PE-local (every member on this PE): data and control words are plain memory; the ranks of a
-//    PE run one at a time, so no atomics are needed.
-//  - node (members in several processes of one host; AMPI_RMA_SHM=0 turns it off): every
-//    member's control block, and the memory of MPI_Win_allocate(_shared) windows, live in POSIX
-//    shared memory that every member maps; control words change with CPU atomics, mapped data
-//    with memcpy, and the memory of MPI_Win_create and dynamic windows is read and written with
-//    process_vm_readv/writev (cross memory attach).
-//  - UCX (members on several hosts): memory is registered with UCX and remote keys are exchanged
-//    at creation; data moves with ucp_put/ucp_get (memcpy for members on this PE), every control
-//    word changes with UCX atomics (through the endpoint to our own PE for members on this PE).
+// attached regions. A window works in one of three modes (rma::Mode), chosen at creation by
+// window.cpp; each is a back-end behind the operations table rma::Backend (backend.hpp):
+//  - Self, backend_self.cpp (every member on this PE): data and control words are plain
+//    memory; the ranks of a PE run one at a time, so no atomics are needed.
+//  - Shm, backend_shm.cpp (members in several processes of one host; AMPI_RMA_SHM=0 turns it
+//    off): every member's control block, and the memory of MPI_Win_allocate(_shared) windows,
+//    live in POSIX shared memory that every member maps; control words change with CPU atomics,
+//    mapped data with memcpy, and the memory of MPI_Win_create and dynamic windows is read and
+//    written with process_vm_readv/writev (cross memory attach).
+//  - Net, backend_net.cpp (members on several hosts): memory is registered with the network
+//    port's RMA interface (src/net/rma.hpp; UCX today) and remote keys are exchanged at creation;
+//    data moves with its put/get (memcpy for members on this PE), every control word changes with
+//    its atomics (through the endpoint to our own PE for members on this PE).
 // Memory of any member may be CUDA device memory (MPI_Win_create, MPI_Win_attach), as may origin
 // and result buffers: such bytes move with CUDA copies (DevPtrCache). Within a process the device
-// address is used as it is; in node mode other members open it with CUDA IPC at creation (or at
-// first access, for attached regions) and copy to and from it directly. UCX mode does not take
+// address is used as it is; in Shm mode other members open it with CUDA IPC at creation (or at
+// first access, for attached regions) and copy to and from it directly. Net mode does not take
 // device memory (creation and attach fail with MPI_ERR_UNSUPPORTED_OPERATION).
 // Accumulates hold the target's accumulate lock for their read-modify-write, which makes them
-// element-wise atomic and ordered (in node mode on memory the window allocated, those on 4- and
+// element-wise atomic and ordered (in Shm mode on memory the window allocated, those on 4- and
 // 8-byte integers use CPU atomics instead: every one of them, so the two never meet). In the first
 // two modes nothing needs the target rank's help: passive-target operations complete while it
-// computes. In UCX mode that holds where UCX does RMA in hardware; where it emulates RMA (TCP), the
+// computes. In Net mode that holds where UCX does RMA in hardware; where it emulates RMA (TCP), the
 // target's PE serves requests whenever it drives the network (any MPI call of any of its ranks, or
 // idle).
 #pragma once
@@ -31,7 +33,6 @@
 #include "comm/comm.hpp"
 #include "datatype/type.hpp"
 #include "devptr_cache/ipc.hpp"
-#include "ucx/rma.hpp"
 
 #include <mpi.h>
 
@@ -52,7 +53,7 @@ inline constexpr std::size_t kRkeyMax = 512;
 inline constexpr int kMaxRegions = 32;
 
 // One attached region of a dynamic window, as other members read it from the control block.
-// Node mode: a region in device memory carries its gpu::IpcRef in `rkey`.
+// Shm mode: a region in device memory carries its gpu::IpcRef in `rkey`.
 struct Region {
   std::uint64_t base = 0, len = 0, rkey_len = 0;
   std::uint64_t device = 0; // 1: CUDA device memory
@@ -70,41 +71,26 @@ inline constexpr std::size_t kCtrlWords = 4 * sizeof(std::uint64_t);
 inline constexpr std::size_t kLockOffset = 0;
 inline constexpr std::size_t kAccOffset = 8;
 
-// What this rank knows of one member of the window.
+// What this rank knows of one member of the window (what its back-end keeps besides, it keeps).
 struct Target {
+  int rank = 0; // in the window's communicator (index in Window::targets)
   int world = 0;
   int pe = 0;
-  bool local = false;  // on this PE
-  bool direct = false; // its memory is addressable here (same PE, or mapped)
-  bool cma = false;    // node mode, not mapped: process_vm_readv/writev at `base`
-  bool device = false; // its memory is CUDA device memory (`base` is mapped here when `direct`)
-  bool pinned = false; // `ipc` is held open in our PE's IpcCache until the window is freed
-  gpu::IpcRef ipc{};
-  int pid = 0;
+  bool local = false;     // on this PE
+  bool direct = false;    // its memory is addressable here (same PE, or mapped)
+  bool device = false;    // its memory is CUDA device memory (`base` is mapped here when `direct`)
   std::uint64_t base = 0; // address of its memory (here when `direct`, else in its process)
   std::uint64_t size = 0;
   int disp_unit = 1;
-  std::uint64_t ctrl = 0; // address of its control block (here, except in UCX mode)
-  std::vector<std::byte> data_rkey_packed, ctrl_rkey_packed;
-  ucp_ep_h ep = nullptr; // remote-capable windows, once used
-  ucx::RemoteKey data_rkey, ctrl_rkey;
-  int lock = 0;       // our lock on it: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE
-  bool dirty = false; // operations posted since the last flush
-  struct DynKey {
-    std::uint64_t base, len;
-    ucx::RemoteKey key;
-  };
-  std::vector<DynKey> dyn; // remote keys of its attached regions (dropped at epoch starts)
+  std::uint64_t ctrl = 0; // address of its control block (here, except in network mode)
+  int lock = 0;           // our lock on it: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE
 };
 
-struct Attached {
-  std::byte *base;
-  std::size_t len;
-  ucx::Registration reg;
-};
+class Backend;
+enum class Mode { Self, Shm, Net };
 
 struct Window {
-  Window(Rank &self) : self(self) {}
+  Window(Rank &self);
   ~Window();
 
   Rank &self;
@@ -119,31 +105,13 @@ struct Window {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   comm::AttrStore attrs; // user attributes (MPI_Win_set_attr)
   comm::Info info;       // hints given at creation and by MPI_Win_set_info (none change anything)
-  bool remote = false;   // UCX mode
-  bool node = false;     // node mode (shared memory and cross memory attach)
+  Mode mode = Mode::Self;
 
   std::vector<Target> targets; // by rank in comm
-  // Memory this window owns.
-  std::unique_ptr<std::byte[]> owned;
-  std::shared_ptr<std::byte[]> segment; // MPI_Win_allocate_shared: one block for all members
-  ucx::Registration mem, ctrl_mem;
-  std::unique_ptr<std::byte[]> ctrl_owned;
-  // Node mode: our own shared-memory file and the mappings of everyone's.
-  struct Mapping {
-    void *addr = nullptr;
-    std::size_t len = 0;
-    Mapping(void *a, std::size_t l) : addr(a), len(l) {}
-    Mapping(Mapping &&o) noexcept : addr(o.addr), len(o.len) { o.addr = nullptr; }
-    Mapping &operator=(Mapping &&) = delete;
-    ~Mapping();
-  };
-  std::vector<Mapping> maps;
-  std::string shm_name; // unlinked once every member has mapped it
-  Ctrl *ctrl = nullptr; // our control block
-  std::vector<Attached> attached;
-
-  std::vector<ucs_status_ptr_t> pending; // UCX requests not finished yet
-  std::shared_ptr<void> run_cache;       // the byte runs of recently used derived target types
+  Ctrl *ctrl = nullptr;        // our control block
+  // The mode's back-end: the memory it made for the window, its state for every target.
+  std::unique_ptr<Backend> backend;
+  std::shared_ptr<void> run_cache; // the byte runs of recently used derived target types
 
   // Epochs.
   bool fence = false;      // between fences (not after MPI_MODE_NOSUCCEED)

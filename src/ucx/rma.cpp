@@ -1,6 +1,8 @@
-// src/ucx/rma.cpp — registration, remote keys and one-sided operations over UCP (see rma.hpp).
+// src/ucx/rma.cpp — registration, remote keys and one-sided operations over UCP: the UCX
+// implementation of net::Rma (see rma.hpp).
 #include "ucx/rma.hpp"
 
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -18,25 +20,40 @@ ucs_status_ptr_t checked(const char *what, ucs_status_ptr_t r) {
   return r;
 }
 
+// Keys handed to us are ours: every net::RemoteKey this port gives out is a ucx::RemoteKey.
+const RemoteKey &ours(const net::RemoteKey &k) {
+  return static_cast<const RemoteKey &>(k);
+}
+
 } // namespace
 
-Registration::Registration(Transport &tx, void *addr, std::size_t len) : ctx_(tx.ucp_context()) {
+Registration::Registration(Transport &tx, void *addr, std::size_t len, gpu::MemKind kind)
+    : ctx_(tx.ucp_context()) {
   ucp_mem_map_params_t p{};
   p.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
                  UCP_MEM_MAP_PARAM_FIELD_FLAGS;
   p.address = addr;
   p.length = len;
   p.flags = addr ? 0 : UCP_MEM_MAP_ALLOCATE;
+  if (gpu::is_device(kind)) { // host memory: UCX detects its type, as before
+    p.field_mask |= UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+    p.memory_type = UCS_MEMORY_TYPE_CUDA;
+  }
   if (ucs_status_t st = ucp_mem_map(ctx_, &p, &mem_); st != UCS_OK) fail("ucp_mem_map", st);
   ucp_mem_attr_t attr{};
   attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
-  if (ucs_status_t st = ucp_mem_query(mem_, &attr); st != UCS_OK) fail("ucp_mem_query", st);
+  if (ucs_status_t st = ucp_mem_query(mem_, &attr); st != UCS_OK) {
+    ucp_mem_unmap(ctx_, mem_);
+    fail("ucp_mem_query", st);
+  }
   addr_ = attr.address;
   len_ = len;
   void *packed = nullptr;
   std::size_t size = 0;
-  if (ucs_status_t st = ucp_rkey_pack(ctx_, mem_, &packed, &size); st != UCS_OK)
+  if (ucs_status_t st = ucp_rkey_pack(ctx_, mem_, &packed, &size); st != UCS_OK) {
+    ucp_mem_unmap(ctx_, mem_);
     fail("ucp_rkey_pack", st);
+  }
   const auto *b = static_cast<const std::byte *>(packed);
   rkey_.assign(b, b + size);
   ucp_rkey_buffer_release(packed);
@@ -46,15 +63,7 @@ Registration::~Registration() {
   if (mem_) ucp_mem_unmap(ctx_, mem_);
 }
 
-void Registration::swap(Registration &o) noexcept {
-  std::swap(ctx_, o.ctx_);
-  std::swap(mem_, o.mem_);
-  std::swap(addr_, o.addr_);
-  std::swap(len_, o.len_);
-  std::swap(rkey_, o.rkey_);
-}
-
-RemoteKey::RemoteKey(ucp_ep_h ep, const std::byte *packed) {
+RemoteKey::RemoteKey(ucp_ep_h ep, const std::byte *packed) : ep_(ep) {
   if (ucs_status_t st = ucp_ep_rkey_unpack(ep, packed, &key_); st != UCS_OK)
     fail("ucp_ep_rkey_unpack", st);
 }
@@ -63,42 +72,61 @@ RemoteKey::~RemoteKey() {
   if (key_) ucp_rkey_destroy(key_);
 }
 
-ucs_status_ptr_t put(ucp_ep_h ep, const void *buf, std::size_t len, std::uint64_t raddr,
-                     ucp_rkey_h rkey) {
-  ucp_request_param_t p{};
-  return checked("ucp_put_nbx", ucp_put_nbx(ep, buf, len, raddr, rkey, &p));
+std::unique_ptr<net::RmaRegion> Rma::register_memory(void *addr, std::size_t len,
+                                                     gpu::MemKind kind) {
+  return std::make_unique<Registration>(tx_, addr, len, kind);
 }
 
-ucs_status_ptr_t get(ucp_ep_h ep, void *buf, std::size_t len, std::uint64_t raddr,
-                     ucp_rkey_h rkey) {
-  ucp_request_param_t p{};
-  return checked("ucp_get_nbx", ucp_get_nbx(ep, buf, len, raddr, rkey, &p));
+std::unique_ptr<net::RemoteKey> Rma::unpack_key(int pe, const std::byte *packed) {
+  return std::make_unique<RemoteKey>(tx_.ucp_endpoint(pe), packed);
 }
 
-ucs_status_ptr_t atomic64(ucp_ep_h ep, ucp_atomic_op_t op, const std::uint64_t *operand,
-                          std::uint64_t *reply, std::uint64_t raddr, ucp_rkey_h rkey) {
+net::RmaOp Rma::put(const net::RemoteKey &key, const void *buf, std::size_t len,
+                    std::uint64_t raddr) {
+  const RemoteKey &k = ours(key);
   ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  return checked("ucp_put_nbx", ucp_put_nbx(k.endpoint(), buf, len, raddr, k.get(), &p));
+}
+
+net::RmaOp Rma::get(const net::RemoteKey &key, void *buf, std::size_t len, std::uint64_t raddr) {
+  const RemoteKey &k = ours(key);
+  ucp_request_param_t p{};
+  return checked("ucp_get_nbx", ucp_get_nbx(k.endpoint(), buf, len, raddr, k.get(), &p));
+}
+
+net::RmaOp Rma::atomic64(const net::RemoteKey &key, Atomic op, const std::uint64_t *operand,
+                         std::uint64_t *reply, std::uint64_t raddr) {
+  const RemoteKey &k = ours(key);
+  ucp_request_param_t p{};
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
   p.datatype = ucp_dt_make_contig(8);
-  if (reply) {
-    p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-    p.reply_buffer = reply;
-  }
-  return checked("ucp_atomic_op_nbx", ucp_atomic_op_nbx(ep, op, operand, 1, raddr, rkey, &p));
+  p.reply_buffer = reply;
+  const ucp_atomic_op_t uop = op == Atomic::CompareSwap ? UCP_ATOMIC_OP_CSWAP : UCP_ATOMIC_OP_ADD;
+  return checked("ucp_atomic_op_nbx",
+                 ucp_atomic_op_nbx(k.endpoint(), uop, operand, 1, raddr, k.get(), &p));
 }
 
-ucs_status_ptr_t flush(ucp_ep_h ep) {
+net::RmaOp Rma::flush(int pe) {
   ucp_request_param_t p{};
-  return checked("ucp_ep_flush_nbx", ucp_ep_flush_nbx(ep, &p));
+  return checked("ucp_ep_flush_nbx", ucp_ep_flush_nbx(tx_.ucp_endpoint(pe), &p));
 }
 
-bool test(ucs_status_ptr_t r) {
+bool Rma::test(net::RmaOp r) {
   if (!r) return true;
   const ucs_status_t st = ucp_request_check_status(r);
   if (st == UCS_INPROGRESS) return false;
   ucp_request_free(r);
   if (st != UCS_OK) fail("one-sided operation", st);
   return true;
+}
+
+net::Rma &rma_of(Transport &tx) {
+  // One PE per process, so one adapter; made anew only if the PE's transport was replaced.
+  static std::mutex m;
+  static std::unique_ptr<Rma> one;
+  const std::lock_guard lock(m);
+  if (!one || &one->transport() != &tx) one = std::make_unique<Rma>(tx);
+  return *one;
 }
 
 } // namespace ampi::ucx

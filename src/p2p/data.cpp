@@ -1,0 +1,253 @@
+// src/p2p/data.cpp — packing and unpacking Data (host and device memory, see data.hpp for the one
+// way device bytes are staged) and the non-contiguous sends and receives.
+#include "p2p/data.hpp"
+
+#include "core/pe.hpp"
+#include "datatype/layout.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace ampi::p2p {
+
+namespace {
+
+gpu::MemKind kind_of(const void *p) {
+  return Pe::get().devptrs().kind(p);
+}
+
+} // namespace
+
+bool on_device_slow(const void *buf) {
+  return gpu::is_device(kind_of(buf));
+}
+
+std::pair<std::ptrdiff_t, std::ptrdiff_t> span_of(const datatype::Type &t, std::size_t count) {
+  if (count == 0 || t.size == 0) return {0, 0};
+  const auto n = static_cast<std::ptrdiff_t>(count) - 1;
+  return {t.true_lb + std::min<std::ptrdiff_t>(0, n * t.extent),
+          t.true_lb + t.true_extent + std::max<std::ptrdiff_t>(0, n * t.extent)};
+}
+
+DeviceStage stage_span(const void *buf, std::ptrdiff_t lo, std::ptrdiff_t hi, bool read) {
+  DeviceStage s;
+  s.lo = lo;
+  s.span = static_cast<std::size_t>(hi - lo);
+  s.image = std::make_unique_for_overwrite<std::byte[]>(s.span ? s.span : 1);
+  if (read && s.span)
+    Pe::get().devptrs().copy(s.image.get(), gpu::MemKind::Host,
+                             static_cast<const std::byte *>(buf) + lo, gpu::MemKind::Device,
+                             s.span);
+  return s;
+}
+
+void store_runs(const datatype::Type &t, std::size_t count, const std::byte *as_buffer, void *buf,
+                std::ptrdiff_t disp, std::size_t offset, std::size_t len) {
+  const std::size_t total = t.size * count;
+  if (offset >= total || len == 0) return;
+  const std::size_t end = std::min(total, offset + std::min(len, total - offset));
+  std::vector<gpu::DevPtrCache::Piece> pieces;
+  // A run [mem, mem + n) of the buffer holding packed bytes [packed, packed + n): the part of it
+  // inside [offset, end) is written (adjacent runs merged).
+  auto add = [&](std::ptrdiff_t mem, std::size_t packed, std::size_t n) {
+    const std::size_t a = std::max(packed, offset), b = std::min(packed + n, end);
+    if (a >= b) return;
+    const std::ptrdiff_t at = disp + mem + static_cast<std::ptrdiff_t>(a - packed);
+    if (!pieces.empty() &&
+        pieces.back().offset + static_cast<std::ptrdiff_t>(pieces.back().len) == at)
+      pieces.back().len += b - a;
+    else
+      pieces.push_back({at, b - a});
+  };
+  if (t.contiguous || !t.layout) {
+    add(t.true_lb, 0, total);
+  } else {
+    const datatype::Layout &l = *t.layout;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t base = i * t.size;
+      if (base >= end) break;
+      if (base + t.size <= offset) continue;
+      const std::ptrdiff_t elem = static_cast<std::ptrdiff_t>(i) * t.extent;
+      for (std::size_t k = 0; k < l.blocks.size(); ++k)
+        add(elem + l.blocks[k].disp, base + l.prefix[k], l.blocks[k].len);
+    }
+  }
+  Pe::get().devptrs().copy_pieces(buf, gpu::MemKind::Device, as_buffer, gpu::MemKind::Host,
+                                  pieces.data(), pieces.size());
+}
+
+void copy_any(void *dst, const void *src, std::size_t n) {
+  if (!n) return;
+  if (!gpu::cuda_loaded()) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  gpu::DevPtrCache &mem = Pe::get().devptrs();
+  mem.copy(dst, mem.kind(dst), src, mem.kind(src), n);
+}
+
+std::size_t pack_any(const datatype::Type &t, const void *buf, std::size_t count,
+                     std::size_t offset, void *out, std::size_t len) {
+  const bool src_dev = on_device(buf), out_dev = on_device(out);
+  if (!src_dev && !out_dev) return datatype::pack(t, buf, count, offset, out, len);
+  DeviceStage src;
+  if (src_dev) src = stage_in(t, buf, count, true); // read: one copy of the span
+  const void *from = src_dev ? src.as_buffer() : buf;
+  if (!out_dev) return datatype::pack(t, from, count, offset, out, len);
+  auto tmp = std::make_unique_for_overwrite<std::byte[]>(len ? len : 1);
+  const std::size_t k = datatype::pack(t, from, count, offset, tmp.get(), len);
+  copy_any(out, tmp.get(), k);
+  return k;
+}
+
+std::size_t unpack_any(const datatype::Type &t, const void *in, std::size_t len, std::size_t offset,
+                       void *buf, std::size_t count) {
+  const bool in_dev = on_device(in), dst_dev = on_device(buf);
+  if (!in_dev && !dst_dev) return datatype::unpack(t, in, len, offset, buf, count);
+  std::unique_ptr<std::byte[]> host_in;
+  if (in_dev) {
+    host_in = std::make_unique_for_overwrite<std::byte[]>(len ? len : 1);
+    copy_any(host_in.get(), in, len);
+    in = host_in.get();
+  }
+  if (!dst_dev) return datatype::unpack(t, in, len, offset, buf, count);
+  // Unpacked into a host image (not read: its gaps are never written back), then stored run by
+  // run.
+  DeviceStage dst = stage_in(t, buf, count, false);
+  const std::size_t k = datatype::unpack(t, in, len, offset, dst.as_buffer(), count);
+  store_runs(t, count, dst.as_buffer(), buf, 0, offset, k);
+  return k;
+}
+
+std::size_t Data::pack(std::size_t offset, void *out, std::size_t len) const {
+  return pack_any(*type, buf, count, offset, out, len);
+}
+
+std::size_t Data::unpack(const void *in, std::size_t len, std::size_t offset) const {
+  return unpack_any(*type, in, len, offset, buf, count);
+}
+
+namespace {
+
+// A reference that keeps the type of `d` alive while a request needs it.
+std::shared_ptr<const datatype::Type> hold_type(Rank &self, const Data &d) {
+  if (std::shared_ptr<datatype::Derived> h = self.datatype.types.hold(d.handle))
+    return std::shared_ptr<const datatype::Type>(h, &h->type);
+  return std::shared_ptr<const datatype::Type>(std::shared_ptr<void>(), d.type); // predefined
+}
+
+// Unpacks a completed non-contiguous receive from its staging copy.
+void unpack_staged(Request &r) {
+  if (r.status_bytes)
+    unpack_any(*r.ext().dtype, r.ext().staging.get(), r.status_bytes, 0, r.ext().user_buf,
+               r.ext().user_count);
+}
+
+void matched(Request &rreq, std::size_t bytes, int source, int tag) {
+  rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  rreq.status_bytes = std::min(bytes, rreq.capacity);
+  rreq.status_source = source;
+  rreq.status_tag = tag;
+}
+
+// Copies the packed bytes [0, n) of `d` into the receive `rreq`: packed straight into a
+// contiguous receive buffer, or through a small bounce buffer into a non-contiguous one (whose
+// staging copy is then not needed).
+void pack_into(const Data &d, Request &rreq, std::size_t n) {
+  if (rreq.on_complete != unpack_staged) {
+    d.pack(0, rreq.recv_buf, n);
+    return;
+  }
+  rreq.on_complete = nullptr; // unpacked here
+  const Data to(rreq.ext().user_buf, rreq.ext().user_count, *rreq.ext().dtype);
+  if (on_device(d.buf) || on_device(to.buf)) [[unlikely]] { // staged once, whole
+    auto packed = std::make_unique_for_overwrite<std::byte[]>(n ? n : 1);
+    d.pack(0, packed.get(), n);
+    to.unpack(packed.get(), n, 0);
+    return;
+  }
+  std::byte bounce[4096];
+  for (std::size_t at = 0; at < n;) {
+    const std::size_t k =
+        datatype::pack(*d.type, d.buf, d.count, at, bounce, std::min(n - at, sizeof bounce));
+    datatype::unpack(*to.type, bounce, k, at, to.buf, to.count);
+    at += k;
+  }
+}
+
+} // namespace
+
+// To a rank of this PE whose receive is posted, the data is packed straight into the receive;
+// otherwise it is packed into a staging copy and sent from there.
+void start_send_packed(Request &req, const Route &route, const Data &d, Mode mode) {
+  Rank &self = *req.owner;
+  const std::size_t bytes = d.bytes();
+  if (Rank *dst = self.pe.local(route.dest_world)) {
+    if (matching::PostedReceive *posted =
+            dst->p2p.matching.take_posted({route.context, route.source, route.tag})) {
+      auto &rreq = static_cast<Request &>(*posted);
+      matched(rreq, bytes, route.source, route.tag);
+      pack_into(d, rreq, rreq.status_bytes);
+      req.kind = Kind::Send;
+      req.cancelled = false;
+      req.send_buf = d.buf;
+      req.bytes = bytes;
+      req.unmatched = nullptr;
+      req.peer = dst;
+      req.status_error = MPI_SUCCESS;
+      req.status_bytes = bytes;
+      complete(rreq);
+      complete(req);
+      return;
+    }
+  }
+  if (!req.ext().staging)
+    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  d.pack(0, req.ext().staging.get(), bytes);
+  start_send(req, route, req.ext().staging.get(), bytes, mode);
+}
+
+// A message of this process already waiting (eager data, or a rendezvous sender's buffer) is
+// unpacked straight from where it is; otherwise the receive is posted on a staging copy and
+// unpacked when it completes.
+void start_recv_packed(Request &req, std::uint32_t context, int source, int tag, const Data &d) {
+  Rank &self = *req.owner;
+  const std::size_t bytes = d.bytes();
+  if (!req.ext().dtype) req.ext().dtype = hold_type(self, d);
+  req.ext().user_buf = d.buf;
+  req.ext().user_count = d.count;
+  req.kind = Kind::Recv;
+  req.cancelled = false;
+  req.capacity = bytes;
+  req.pattern = {context, source, tag};
+  if (const auto *um = self.p2p.matching.peek_unexpected(req.pattern);
+      um && !static_cast<const Message *>(um)->data_tag) {
+    auto &m = static_cast<Message &>(*self.p2p.matching.take_unexpected(req.pattern));
+    Request *sreq = m.send_request;
+    matched(req, m.bytes, m.envelope.source, m.envelope.tag);
+    if (req.status_bytes) d.unpack(sreq ? sreq->send_buf : m.data, req.status_bytes, 0);
+    if (sreq) {
+      sreq->unmatched = nullptr;
+      complete(*sreq);
+    }
+    self.pe.messages().put(m);
+    req.on_complete = nullptr;
+    req.complete = true; // the caller is running: no wake-up needed
+    return;
+  }
+  if (!req.ext().staging)
+    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  req.on_complete = unpack_staged;
+  start_recv(req, context, source, tag, req.ext().staging.get(), bytes);
+}
+
+int start_bsend(const Route &route, const Data &d) {
+  if (d.contiguous()) return start_bsend(route, d.start(), d.bytes());
+  const std::size_t bytes = d.bytes();
+  auto packed = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  d.pack(0, packed.get(), bytes);
+  return start_bsend(route, packed.get(), bytes);
+}
+
+} // namespace ampi::p2p
