@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
       const int nb = n / 10 > 2 ? n / 10 : 2;
       const double pb = bandwidth(1, buf, s, nb, win);
       const double gb = bandwidth(0, buf, s, nb, win);
-      printf("%12ld %12.2f %12.2f %14.1f %14.1f\n", s, pl, gl, pb, gb);
+      printf("%12ld %12.3f %12.3f %14.1f %14.1f\n", s, pl, gl, pb, gb);
       fflush(stdout);
     }
     MPI_Win_unlock(1, win);

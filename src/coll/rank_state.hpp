@@ -1,15 +1,15 @@
 // src/coll/rank_state.hpp — what collectives keep per virtual rank: the internal tasks that run
 // its non-blocking collectives (core's Pe::spawn_helper; they act as the rank, and waking the
-// rank wakes them too) and its user-defined reduction operations (MPI_Op_create, handle
-// 0x58000100 | index; null entries are freed slots). core's Rank holds one (rank.coll).
+// rank wakes them too) and its user-defined reduction operations (MPI_Op_create, handles of
+// handles::kind::op). core's Rank holds one (rank.coll).
 #pragma once
 
+#include "handles/handle.hpp"
 #include "ult/task.hpp"
 
 #include <mpi.h>
 
 #include <memory>
-#include <optional>
 #include <vector>
 
 namespace ampi::coll {
@@ -21,7 +21,7 @@ struct UserOp {
 
 struct RankState {
   std::vector<std::unique_ptr<ult::Task>> helper_tasks;
-  std::vector<std::optional<UserOp>> user_ops;
+  handles::HandleTable<UserOp, handles::kind::op> user_ops;
 };
 
 } // namespace ampi::coll

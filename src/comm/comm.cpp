@@ -35,55 +35,8 @@ int Group::rank_of(int world) const noexcept {
   return it != index_.end() && it->first == world ? it->second : MPI_UNDEFINED;
 }
 
-Comm &CommTable::add(std::unique_ptr<Comm> c) {
-  unsigned slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<unsigned>(slots_.size());
-    slots_.emplace_back();
-  }
-  c->handle = static_cast<MPI_Comm>(static_cast<unsigned>(kKind) | slot);
-  slots_[slot] = std::move(c);
-  return *slots_[slot];
-}
-
-void CommTable::remove(MPI_Comm h) noexcept {
-  const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
-  if (slot < slots_.size() && slots_[slot]) {
-    slots_[slot].reset();
-    free_slots_.push_back(slot);
-  }
-}
-
-std::size_t CommTable::live() const noexcept {
-  return slots_.size() - free_slots_.size();
-}
-
 GroupTable::GroupTable() {
-  slots_.push_back(Group::list({}));
-}
-
-MPI_Group GroupTable::add(std::shared_ptr<const Group> g) {
-  unsigned slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<unsigned>(slots_.size());
-    slots_.emplace_back();
-  }
-  slots_[slot] = std::move(g);
-  return static_cast<MPI_Group>(static_cast<unsigned>(kKind) | slot);
-}
-
-void GroupTable::remove(MPI_Group h) noexcept {
-  const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
-  if (slot > 0 && slot < slots_.size() && slots_[slot]) {
-    slots_[slot].reset();
-    free_slots_.push_back(slot);
-  }
+  table_.insert(Group::list({})); // MPI_GROUP_EMPTY
 }
 
 } // namespace ampi::comm

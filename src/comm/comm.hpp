@@ -5,6 +5,7 @@
 #pragma once
 
 #include "comm/objects.hpp"
+#include "handles/handle.hpp"
 
 #include <mpi.h>
 
@@ -57,38 +58,36 @@ struct Comm {
   std::uint32_t coll_context() const noexcept { return context + 1; }
 };
 
-// Handles 0x44000000 | slot; slots 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF.
+// A rank's communicators (handles::kind::comm); the first two it adds are MPI_COMM_WORLD and
+// MPI_COMM_SELF.
 class CommTable {
 public:
-  static constexpr int kKind = 0x44000000;
-  Comm *find(MPI_Comm h) const noexcept {
-    const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
-    return slot < slots_.size() ? slots_[slot].get() : nullptr;
+  Comm *find(MPI_Comm h) const noexcept { return table_.get(h); }
+  // Takes `c` and gives it its handle.
+  Comm &add(std::unique_ptr<Comm> c) {
+    Comm &ref = *c;
+    ref.handle = table_.insert(std::move(c));
+    return ref;
   }
-  Comm &add(std::unique_ptr<Comm> c);
-  void remove(MPI_Comm h) noexcept;
-  std::size_t live() const noexcept;
+  void remove(MPI_Comm h) noexcept { table_.erase(h); }
+  std::size_t live() const noexcept { return table_.size(); }
 
 private:
-  std::vector<std::unique_ptr<Comm>> slots_;
-  std::vector<unsigned> free_slots_;
+  handles::HandleTable<std::unique_ptr<Comm>, handles::kind::comm> table_;
 };
 
-// Handles 0x48000000 | slot; slot 0 is MPI_GROUP_EMPTY.
+// A rank's groups (handles::kind::group); MPI_GROUP_EMPTY is always there.
 class GroupTable {
 public:
-  static constexpr int kKind = 0x48000000;
   GroupTable();
-  const Group *find(MPI_Group h) const noexcept {
-    const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
-    return slot < slots_.size() ? slots_[slot].get() : nullptr;
+  const Group *find(MPI_Group h) const noexcept { return table_.get(h); }
+  MPI_Group add(std::shared_ptr<const Group> g) { return table_.insert(std::move(g)); }
+  void remove(MPI_Group h) noexcept {
+    if (h != MPI_GROUP_EMPTY) table_.erase(h);
   }
-  MPI_Group add(std::shared_ptr<const Group> g);
-  void remove(MPI_Group h) noexcept;
 
 private:
-  std::vector<std::shared_ptr<const Group>> slots_;
-  std::vector<unsigned> free_slots_;
+  handles::HandleTable<std::shared_ptr<const Group>, handles::kind::group> table_;
 };
 
 } // namespace ampi::comm

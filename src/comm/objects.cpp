@@ -8,22 +8,7 @@ namespace ampi::comm {
 // ---- keyvals ------------------------------------------------------------------------------
 
 int KeyvalTable::create(ObjectKind kind, CopyAttrFn *copy, DeleteAttrFn *del, void *extra_state) {
-  unsigned slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<unsigned>(slots_.size());
-    slots_.emplace_back();
-  }
-  slots_[slot] = Keyval{kind, copy, del, extra_state, 1, false};
-  return static_cast<int>(static_cast<unsigned>(kKind) | slot);
-}
-
-Keyval *KeyvalTable::find_any(int h) noexcept {
-  const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
-  if (slot >= slots_.size() || slots_[slot].refs == 0) return nullptr;
-  return &slots_[slot];
+  return table_.insert(Keyval{kind, copy, del, extra_state, 1, false});
 }
 
 Keyval *KeyvalTable::find(int h, ObjectKind kind) noexcept {
@@ -37,10 +22,7 @@ void KeyvalTable::retain(int h) noexcept {
 
 void KeyvalTable::release(int h) noexcept {
   Keyval *k = find_any(h);
-  if (k && --k->refs == 0) {
-    *k = Keyval{};
-    free_slots_.push_back(static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind));
-  }
+  if (k && --k->refs == 0) table_.erase(h);
 }
 
 // ---- attribute stores ---------------------------------------------------------------------
@@ -137,31 +119,8 @@ bool Info::erase(const std::string &key) {
   return std::erase_if(entries, [&](const auto &e) { return e.first == key; }) > 0;
 }
 
-InfoTable::InfoTable() : slots_(2), live_{false, true} {
-}
-
-MPI_Info InfoTable::add(Info info) {
-  unsigned slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<unsigned>(slots_.size());
-    slots_.emplace_back();
-    live_.push_back(false);
-  }
-  slots_[slot] = std::move(info);
-  live_[slot] = true;
-  return static_cast<MPI_Info>(static_cast<unsigned>(kKind) | slot);
-}
-
-void InfoTable::remove(MPI_Info h) noexcept {
-  const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
-  if (slot >= 2 && slot < slots_.size() && live_[slot]) {
-    slots_[slot] = Info{};
-    live_[slot] = false;
-    free_slots_.push_back(slot);
-  }
+InfoTable::InfoTable() {
+  table_.insert(Info{}); // MPI_INFO_ENV
 }
 
 } // namespace ampi::comm

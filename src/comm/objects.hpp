@@ -4,6 +4,8 @@
 // (MPI_Info); and the error classes, codes and strings a program adds (MPI_Add_error_*).
 #pragma once
 
+#include "handles/handle.hpp"
+
 #include <mpi.h>
 
 #include <string>
@@ -30,21 +32,20 @@ struct Keyval {
   bool freed = false; // MPI_*_free_keyval was called
 };
 
-// User keyvals: handles 0x65000000 | index. The predefined ones (MPI_TAG_UB, ...) live elsewhere.
+// User keyvals (handles::kind::keyval). The predefined ones (MPI_TAG_UB, ...) live elsewhere.
+// A keyval's slot is freed when its last reference goes, not when the user frees it.
 class KeyvalTable {
 public:
-  static constexpr int kKind = 0x65000000;
   int create(ObjectKind kind, CopyAttrFn *copy, DeleteAttrFn *del, void *extra_state);
   // The live (not yet freed by the user) keyval `h` of `kind`, or nullptr.
   Keyval *find(int h, ObjectKind kind) noexcept;
   // Any keyval `h` still referenced (a freed one that values still use included), or nullptr.
-  Keyval *find_any(int h) noexcept;
+  Keyval *find_any(int h) noexcept { return table_.get(h); }
   void retain(int h) noexcept;
   void release(int h) noexcept; // drops one reference; the slot is reused at zero
 
 private:
-  std::vector<Keyval> slots_;
-  std::vector<unsigned> free_slots_;
+  handles::HandleTable<Keyval, handles::kind::keyval> table_;
 };
 
 // The attribute values one object holds, in the order they were first set.
@@ -81,23 +82,20 @@ struct Info {
   bool erase(const std::string &key);
 };
 
-// Handles 0x5c000000 | slot; slot 1 is MPI_INFO_ENV (filled by the MPI layer on first use).
+// Info objects (handles::kind::info); the first is MPI_INFO_ENV (filled by the MPI layer on first
+// use), which stays.
 class InfoTable {
 public:
-  static constexpr int kKind = 0x5c000000;
   InfoTable();
-  Info *find(MPI_Info h) noexcept {
-    const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
-    return slot < slots_.size() && live_[slot] ? &slots_[slot] : nullptr;
+  Info *find(MPI_Info h) noexcept { return table_.get(h); }
+  MPI_Info add(Info info) { return table_.insert(std::move(info)); }
+  void remove(MPI_Info h) noexcept {
+    if (h != MPI_INFO_ENV) table_.erase(h);
   }
-  MPI_Info add(Info info);
-  void remove(MPI_Info h) noexcept; // MPI_INFO_ENV stays
   bool env_filled = false;
 
 private:
-  std::vector<Info> slots_;
-  std::vector<bool> live_;
-  std::vector<unsigned> free_slots_;
+  handles::HandleTable<Info, handles::kind::info> table_;
 };
 
 // ---- user error classes and codes ---------------------------------------------------------

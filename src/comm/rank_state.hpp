@@ -5,6 +5,7 @@
 
 #include "comm/comm.hpp"
 #include "comm/objects.hpp"
+#include "handles/handle.hpp"
 
 #include <mpi.h>
 
@@ -22,7 +23,8 @@ struct UserErrhandler {
 struct RankState {
   CommTable comms;
   GroupTable groups;
-  std::vector<UserErrhandler> errhandlers; // handle 0x54000000 | (index + 2)
+  // MPI_*_create_errhandler's handlers; a slot is freed when its last reference goes.
+  handles::HandleTable<UserErrhandler, handles::kind::errhandler> errhandlers;
   // Attribute keys, info objects, user error classes and codes (src/comm/objects.hpp).
   Registry objects;
   // Datatype attributes (MPI_Type_set_attr), by handle; their keyvals live in objects.keyvals.

@@ -2,6 +2,8 @@
 // reduction operations on them.
 #pragma once
 
+#include "handles/handle.hpp"
+
 #include <mpi.h>
 
 #include <cstddef>
@@ -29,8 +31,15 @@ struct Builtin {
   Category category;
 };
 
-inline constexpr int kBuiltinKind = 0x4c000000;
-inline constexpr int kBuiltinCount = 59; // indices 1..58
+// Predefined datatypes are kBuiltinKind | index (handles::kind::builtin_datatype).
+inline constexpr int kBuiltinKind = static_cast<int>(handles::kind::builtin_datatype.prefix);
+// One past the largest index of builtin_types.def (index 0 is no type): counted from the list
+// itself, so adding a line there is the whole change.
+#define AMPI_BUILTIN_TYPE(name, index, ctype, category) +1
+inline constexpr int kBuiltinCount = 1
+#include "datatype/builtin_types.def"
+    ;
+#undef AMPI_BUILTIN_TYPE
 
 extern const Builtin kBuiltinTable[kBuiltinCount];
 

@@ -415,25 +415,4 @@ std::size_t bytes_for_elements(const Input &t, std::size_t n) {
   return bytes;
 }
 
-MPI_Datatype TypeTable::add(std::shared_ptr<Derived> d) {
-  unsigned slot;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
-    slots_[slot] = std::move(d);
-  } else {
-    slot = static_cast<unsigned>(slots_.size());
-    slots_.push_back(std::move(d));
-  }
-  return static_cast<MPI_Datatype>(kKind | slot);
-}
-
-void TypeTable::remove(MPI_Datatype h) noexcept {
-  const unsigned slot = static_cast<unsigned>(h) ^ kKind;
-  if (slot < slots_.size() && slots_[slot]) {
-    slots_[slot].reset();
-    free_.push_back(slot);
-  }
-}
-
 } // namespace ampi::datatype

@@ -2,13 +2,14 @@
 // Layout of one element (merged (displacement, length) blocks with prefix sums, so that packing
 // any piece finds its start by binary search), the Derived record behind a user's handle (its
 // Type, how it was built for MPI_Type_get_contents, its name), the constructors, and the per-rank
-// table of handles (0x8c000000 | slot).
+// table of handles (handles::kind::datatype).
 //
 // A Derived record is shared: the handle table, the records built from it, pending requests and
 // the handles MPI_Type_get_contents returns all hold it, so MPI_Type_free only drops the handle.
 #pragma once
 
 #include "datatype/type.hpp"
+#include "handles/handle.hpp"
 
 #include <mpi.h>
 
@@ -96,25 +97,7 @@ std::size_t bytes_for_elements(const Input &t, std::size_t n);
 template <class F> void for_each_predefined(const Input &t, std::size_t count, F &&f);
 
 // The per-rank handle table of derived datatypes.
-class TypeTable {
-public:
-  static constexpr unsigned kKind = 0x8c000000u;
-  MPI_Datatype add(std::shared_ptr<Derived> d);
-  Derived *find(MPI_Datatype h) const noexcept {
-    const unsigned slot = static_cast<unsigned>(h) ^ kKind;
-    return slot < slots_.size() ? slots_[slot].get() : nullptr;
-  }
-  std::shared_ptr<Derived> hold(MPI_Datatype h) const noexcept {
-    const unsigned slot = static_cast<unsigned>(h) ^ kKind;
-    return slot < slots_.size() ? slots_[slot] : nullptr;
-  }
-  void remove(MPI_Datatype h) noexcept;
-  std::size_t live() const noexcept { return slots_.size() - free_.size(); }
-
-private:
-  std::vector<std::shared_ptr<Derived>> slots_;
-  std::vector<unsigned> free_;
-};
+using TypeTable = handles::HandleTable<std::shared_ptr<Derived>, handles::kind::datatype>;
 
 // ---- template definitions ----
 

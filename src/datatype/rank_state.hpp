@@ -1,6 +1,6 @@
 // src/datatype/rank_state.hpp — what the datatype area keeps per virtual rank: its derived
-// datatypes (MPI_Datatype handles 0x8c000000 | slot) and the names it gave predefined types.
-// core's Rank holds one (rank.datatype).
+// datatypes (MPI_Datatype handles of handles::kind::datatype) and the names it gave predefined
+// types. core's Rank holds one (rank.datatype).
 #pragma once
 
 #include "datatype/layout.hpp"

@@ -155,7 +155,7 @@ constexpr const char *kOpNames[] = {nullptr,      "MPI_MAX",     "MPI_MIN",  "MP
                                     "MPI_PROD",   "MPI_LAND",    "MPI_BAND", "MPI_LOR",
                                     "MPI_BOR",    "MPI_LXOR",    "MPI_BXOR", "MPI_MINLOC",
                                     "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
-constexpr unsigned kOpKind = 0x58000000;
+constexpr unsigned kOpKind = handles::kind::builtin_op.prefix; // MPI_MAX is kOpKind | 1
 
 } // namespace
 

@@ -12,13 +12,8 @@ using namespace ampi::mpi::coll_detail;
 
 namespace {
 
-constexpr unsigned kUserOpKind = 0x58000100; // user operations: kUserOpKind | index
-
 coll::UserOp *find_user_op(Rank &self, MPI_Op op) {
-  const unsigned i = static_cast<unsigned>(op) - kUserOpKind;
-  if (static_cast<unsigned>(op) < kUserOpKind || i >= self.coll.user_ops.size() || !self.coll.user_ops[i])
-    return nullptr;
-  return &*self.coll.user_ops[i];
+  return self.coll.user_ops.get(op);
 }
 
 bool predefined_op(MPI_Op op) {
@@ -340,13 +335,7 @@ extern "C" int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *o
   auto self = enter(fn);
   if (!user_fn) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "user_fn=NULL");
   if (!op) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op=NULL");
-  auto &ops = self->coll.user_ops;
-  std::size_t i = 0;
-  while (i < ops.size() && ops[i])
-    ++i;
-  if (i == ops.size()) ops.emplace_back();
-  ops[i] = coll::UserOp{user_fn, commute != 0};
-  *op = static_cast<MPI_Op>(kUserOpKind + static_cast<unsigned>(i));
+  *op = self->coll.user_ops.insert(coll::UserOp{user_fn, commute != 0});
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Op_create)
@@ -362,7 +351,7 @@ extern "C" int PMPI_Op_free(MPI_Op *op) {
     return raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "op 0x%x is not a valid operation",
                  static_cast<unsigned>(*op));
   // Collectives in flight keep their own copy of the function pointer.
-  self->coll.user_ops[static_cast<unsigned>(*op) - kUserOpKind].reset();
+  self->coll.user_ops.erase(*op);
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }

@@ -97,6 +97,8 @@ inline const datatype::Type *find_type(Rank &self, MPI_Datatype t, MPI_Comm comm
 // Reference counting of user error handlers held by communicators (predefined ones: no-ops).
 void errhandler_retain(Rank &self, MPI_Errhandler eh);
 void errhandler_release(Rank &self, MPI_Errhandler eh);
+// A predefined error handler or one of the rank's live ones.
+bool errhandler_valid(const Rank &self, MPI_Errhandler eh);
 
 // The name of a communicator for messages ("MPI_COMM_WORLD", a user's name, or "comm 0x...").
 const char *comm_label(const comm::Comm &c);

@@ -19,7 +19,7 @@ using datatype::Input;
 
 const datatype::Type *ampi::mpi::find_derived_type(Rank &self, MPI_Datatype t, MPI_Comm comm,
                                                    const char *fn, int *err) {
-  Derived *d = self.datatype.types.find(t);
+  Derived *d = self.datatype.types.get(t);
   if (!d) [[unlikely]] {
     bad_type(t, comm, fn, err);
     return nullptr;
@@ -42,7 +42,7 @@ constexpr MPI_Comm kWorld = MPI_COMM_WORLD;
 bool resolve(Rank &self, MPI_Datatype t, const char *fn, const char *arg, Input &out, int *err) {
   out = datatype::predefined_input(t);
   if (out.type) return true;
-  if (std::shared_ptr<Derived> d = self.datatype.types.hold(t)) {
+  if (std::shared_ptr<Derived> d = self.datatype.types.share(t)) {
     out = datatype::derived_input(t, std::move(d));
     return true;
   }
@@ -65,7 +65,7 @@ int null_arg(const char *fn, const char *what) {
 }
 
 int finish_new(Rank &self, std::shared_ptr<Derived> d, MPI_Datatype *newtype) {
-  *newtype = self.datatype.types.add(std::move(d));
+  *newtype = self.datatype.types.insert(std::move(d));
   return MPI_SUCCESS;
 }
 
@@ -301,12 +301,12 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
   auto d = datatype::make_dup(old);
   // A duplicate of a committed type is committed, and gets the attributes copy callbacks give.
   d->type.committed = !old.derived || old.derived->type.committed;
-  const MPI_Datatype h = self->datatype.types.add(std::move(d));
+  const MPI_Datatype h = self->datatype.types.insert(std::move(d));
   if (auto it = self->comm.type_attrs.find(oldtype);
       it != self->comm.type_attrs.end() && !it->second.empty()) {
     comm::AttrStore copied;
     if (int e = comm::copy_attrs(self->comm.objects.keyvals, it->second, oldtype, copied, h)) {
-      self->datatype.types.remove(h);
+      self->datatype.types.erase(h);
       return raise(kWorld, e, fn, "an attribute copy callback returned %d", e);
     }
     if (!copied.empty()) self->comm.type_attrs[h] = std::move(copied);
@@ -321,7 +321,7 @@ extern "C" int PMPI_Type_commit(MPI_Datatype *datatype) {
   AMPI_ENTER(fn)
   if (!datatype) return null_arg(fn, "datatype");
   if (datatype::predefined(*datatype)) return MPI_SUCCESS;
-  Derived *d = self->datatype.types.find(*datatype);
+  Derived *d = self->datatype.types.get(*datatype);
   if (!d) return bad_type(*datatype, kWorld, fn, &err), err;
   d->type.committed = true;
   return MPI_SUCCESS;
@@ -335,14 +335,14 @@ extern "C" int PMPI_Type_free(MPI_Datatype *datatype) {
   if (datatype::predefined(*datatype))
     return raise(kWorld, MPI_ERR_TYPE, fn, "datatype=%s is predefined and cannot be freed",
                  type_label(*datatype));
-  if (!self->datatype.types.find(*datatype)) return bad_type(*datatype, kWorld, fn, &err), err;
+  if (!self->datatype.types.get(*datatype)) return bad_type(*datatype, kWorld, fn, &err), err;
   if (auto it = self->comm.type_attrs.find(*datatype); it != self->comm.type_attrs.end()) {
     if (int e = comm::delete_all_attrs(self->comm.objects.keyvals, it->second, *datatype))
       return raise(kWorld, e, fn, "an attribute delete callback returned %d", e);
     self->comm.type_attrs.erase(it);
   }
   // Types built from it and pending operations hold the record itself.
-  self->datatype.types.remove(*datatype);
+  self->datatype.types.erase(*datatype);
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }
@@ -435,7 +435,7 @@ extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name) 
   if (!type_name) return null_arg(fn, "type_name");
   const std::string name(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
   if (t.derived) {
-    self->datatype.types.find(datatype)->name = name;
+    self->datatype.types.get(datatype)->name = name;
   } else {
     const unsigned i = static_cast<unsigned>(datatype) ^ datatype::kBuiltinKind;
     auto &names = self->datatype.predefined_type_names;
@@ -495,7 +495,7 @@ extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, i
   for (std::size_t i = 0; i < d.types.size(); ++i) {
     // Derived inputs come back as new handles to the same type (the caller frees them).
     array_of_datatypes[i] =
-        d.sub[i] ? self->datatype.types.add(std::const_pointer_cast<Derived>(d.sub[i]))
+        d.sub[i] ? self->datatype.types.insert(std::const_pointer_cast<Derived>(d.sub[i]))
                  : d.types[i];
   }
   return MPI_SUCCESS;

@@ -85,8 +85,6 @@ const ClassInfo *find_class(int code) {
   return nullptr;
 }
 
-constexpr int kErrhandlerKind = 0x54000000;
-
 // The calling rank's record of a code the program added, or nullptr.
 const comm::UserErrors::Entry *user_error(int code) {
   Pe *pe = Pe::get_if();
@@ -120,11 +118,10 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
   const MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
   if (eh == MPI_ERRORS_RETURN) return code;
   if (eh == MPI_ERRORS_ARE_FATAL || !self) fatal(self, code, fn, detail);
-  const unsigned idx = (static_cast<unsigned>(eh) ^ kErrhandlerKind) - 2;
-  if (idx < self->comm.errhandlers.size() && self->comm.errhandlers[idx].fn) {
+  if (const comm::UserErrhandler *u = self->comm.errhandlers.get(eh)) {
     MPI_Comm h = c->handle;
     int e = code;
-    self->comm.errhandlers[idx].fn(&h, &e, detail);
+    u->fn(&h, &e, detail);
     return code;
   }
   fatal(self, code, fn, detail);
@@ -133,14 +130,16 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
 } // namespace
 
 void errhandler_retain(Rank &self, MPI_Errhandler eh) {
-  const unsigned idx = static_cast<unsigned>(eh) ^ kErrhandlerKind;
-  if (idx >= 2 && idx - 2 < self.comm.errhandlers.size()) ++self.comm.errhandlers[idx - 2].refs;
+  if (comm::UserErrhandler *u = self.comm.errhandlers.get(eh)) ++u->refs;
 }
 
 void errhandler_release(Rank &self, MPI_Errhandler eh) {
-  const unsigned idx = static_cast<unsigned>(eh) ^ kErrhandlerKind;
-  if (idx >= 2 && idx - 2 < self.comm.errhandlers.size() && --self.comm.errhandlers[idx - 2].refs == 0)
-    self.comm.errhandlers[idx - 2].fn = nullptr;
+  comm::UserErrhandler *u = self.comm.errhandlers.get(eh);
+  if (u && --u->refs == 0) self.comm.errhandlers.erase(eh);
+}
+
+bool errhandler_valid(const Rank &self, MPI_Errhandler eh) {
+  return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || self.comm.errhandlers.get(eh);
 }
 
 int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
@@ -316,10 +315,8 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
   int err = MPI_SUCCESS;
   comm::Comm *c = find_comm(*self, comm, fn, &err);
   if (!c) return err;
-  const unsigned idx = (static_cast<unsigned>(errhandler) ^ kErrhandlerKind);
-  const bool valid =
-      idx < 2 || (idx - 2 < self->comm.errhandlers.size() && self->comm.errhandlers[idx - 2].fn != nullptr);
-  if (!valid) return raise(comm, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
+  if (!errhandler_valid(*self, errhandler))
+    return raise(comm, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
   errhandler_retain(*self, errhandler);
   errhandler_release(*self, c->errhandler);
   c->errhandler = errhandler;
@@ -346,9 +343,7 @@ extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *functio
   auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
-  self->comm.errhandlers.push_back({function, 1});
-  *errhandler =
-      static_cast<MPI_Errhandler>(kErrhandlerKind | static_cast<int>(self->comm.errhandlers.size() + 1));
+  *errhandler = self->comm.errhandlers.insert({function, 1});
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)
@@ -357,14 +352,9 @@ extern "C" int PMPI_Errhandler_free(MPI_Errhandler *errhandler) {
   static constexpr const char *fn = "MPI_Errhandler_free";
   auto self = enter_any(fn);
   if (!errhandler) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler=NULL");
-  const unsigned idx = static_cast<unsigned>(*errhandler) ^ kErrhandlerKind;
-  if (idx >= 2) {
-    if (idx - 2 >= self->comm.errhandlers.size() || !self->comm.errhandlers[idx - 2].fn)
-      return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
-    if (--self->comm.errhandlers[idx - 2].refs == 0) self->comm.errhandlers[idx - 2].fn = nullptr;
-  } else if (idx > 1) {
+  if (!errhandler_valid(*self, *errhandler))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
-  }
+  errhandler_release(*self, *errhandler); // the predefined ones are not counted
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }

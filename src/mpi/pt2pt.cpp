@@ -150,7 +150,7 @@ namespace ampi::mpi::pt2pt {
 
 std::shared_ptr<const datatype::Type> hold_type(Rank &self, MPI_Datatype handle,
                                                 const datatype::Type &t) {
-  if (std::shared_ptr<datatype::Derived> d = self.datatype.types.hold(handle))
+  if (std::shared_ptr<datatype::Derived> d = self.datatype.types.share(handle))
     return std::shared_ptr<const datatype::Type>(d, &d->type);
   return std::shared_ptr<const datatype::Type>(std::shared_ptr<void>(), &t); // predefined: static
 }

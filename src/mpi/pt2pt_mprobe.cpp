@@ -1,6 +1,7 @@
 // src/mpi/pt2pt_mprobe.cpp — matched probes: argument checks and the message handles
-// (0x74000000 | slot, the slot p2p keeps the message in, p2p/mprobe.hpp) of MPI_Mprobe,
+// (handles::kind::message with the slot p2p keeps the message in, p2p/mprobe.hpp) of MPI_Mprobe,
 // MPI_Improbe, MPI_Mrecv and MPI_Imrecv. MPI_PROC_NULL gives MPI_MESSAGE_NO_PROC.
+#include "handles/handle.hpp"
 #include "mpi/pt2pt.hpp"
 #include "p2p/mprobe.hpp"
 
@@ -9,8 +10,6 @@ using namespace ampi::mpi;
 using namespace ampi::mpi::pt2pt;
 
 namespace {
-
-constexpr unsigned kMessageKind = 0x74000000u;
 
 int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
                   MPI_Message *message, MPI_Status *status) {
@@ -36,7 +35,7 @@ int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   } else {
     m = p2p::mprobe(c->context, source, tag, comm, fn);
   }
-  *message = static_cast<MPI_Message>(kMessageKind | m->slot);
+  *message = handles::encode(handles::kind::message, m->slot);
   pt2pt::message_status(m->source, m->tag, m->bytes, status);
   return MPI_SUCCESS;
 }
@@ -56,7 +55,7 @@ int mrecv_common(const char *fn, void *buf, int count, MPI_Datatype type, MPI_Me
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
   }
-  const unsigned slot = static_cast<unsigned>(*message) ^ kMessageKind;
+  const unsigned slot = handles::decode(handles::kind::message, *message);
   const std::optional<p2p::Matched> m = p2p::matched(slot);
   if (!m)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "message 0x%x is not a matched message%s",

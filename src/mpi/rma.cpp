@@ -18,8 +18,6 @@ using namespace ampi::mpi;
 
 namespace {
 
-constexpr unsigned kErrhandlerKind = 0x54000000;
-
 int no_window(MPI_Win h, const char *fn) {
   return raise(MPI_COMM_WORLD, MPI_ERR_WIN, fn, "%s",
                h == MPI_WIN_NULL ? "win=MPI_WIN_NULL" : "win is not a valid window");
@@ -36,10 +34,9 @@ int raise_win(rma::Window &w, int code, const char *fn, const char *fmt, ...) {
   va_end(ap);
   const MPI_Errhandler eh = w.errhandler;
   if (eh == MPI_ERRORS_RETURN) return code;
-  const unsigned idx = (static_cast<unsigned>(eh) ^ kErrhandlerKind) - 2;
-  if (eh != MPI_ERRORS_ARE_FATAL && idx < w.self.comm.errhandlers.size() && w.self.comm.errhandlers[idx].fn) {
+  if (const comm::UserErrhandler *u = w.self.comm.errhandlers.get(eh)) {
     // Created by MPI_Win_create_errhandler: called with the window.
-    auto *f = reinterpret_cast<MPI_Win_errhandler_function *>(w.self.comm.errhandlers[idx].fn);
+    auto *f = reinterpret_cast<MPI_Win_errhandler_function *>(u->fn);
     MPI_Win h = w.handle;
     int e = code;
     f(&h, &e, detail);
@@ -557,9 +554,8 @@ extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
   auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
-  self->comm.errhandlers.push_back({reinterpret_cast<MPI_Comm_errhandler_function *>(function), 1});
-  *errhandler = static_cast<MPI_Errhandler>(kErrhandlerKind |
-                                            static_cast<unsigned>(self->comm.errhandlers.size() + 1));
+  *errhandler = self->comm.errhandlers.insert(
+      {reinterpret_cast<MPI_Comm_errhandler_function *>(function), 1});
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Win_create_errhandler)
@@ -568,10 +564,8 @@ extern "C" int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   static constexpr const char *fn = "MPI_Win_set_errhandler";
   auto self = enter(fn);
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
-  const unsigned idx = static_cast<unsigned>(errhandler) ^ kErrhandlerKind;
-  const bool ok = errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_RETURN ||
-                  (idx >= 2 && idx - 2 < self->comm.errhandlers.size() && self->comm.errhandlers[idx - 2].fn);
-  if (!ok) return raise_win(*w, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
+  if (!errhandler_valid(*self, errhandler))
+    return raise_win(*w, MPI_ERR_ARG, fn, "errhandler is not a valid error handler");
   errhandler_retain(*self, errhandler);
   errhandler_release(*self, w->errhandler);
   w->errhandler = errhandler;

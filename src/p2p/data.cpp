@@ -132,7 +132,7 @@ namespace {
 
 // A reference that keeps the type of `d` alive while a request needs it.
 std::shared_ptr<const datatype::Type> hold_type(Rank &self, const Data &d) {
-  if (std::shared_ptr<datatype::Derived> h = self.datatype.types.hold(d.handle))
+  if (std::shared_ptr<datatype::Derived> h = self.datatype.types.share(d.handle))
     return std::shared_ptr<const datatype::Type>(h, &h->type);
   return std::shared_ptr<const datatype::Type>(std::shared_ptr<void>(), d.type); // predefined
 }

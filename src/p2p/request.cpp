@@ -33,26 +33,13 @@ Request &RequestTable::create(Rank &owner) {
     pool_.push_back(std::make_unique<Request>());
     r = pool_.back().get();
   }
-  unsigned slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<unsigned>(slots_.size());
-    slots_.push_back(nullptr);
-  }
-  slots_[slot] = r;
   r->owner = &owner;
-  r->handle = static_cast<MPI_Request>(static_cast<unsigned>(kKind) | slot);
+  r->handle = handles_.insert(r);
   return *r;
 }
 
 void RequestTable::release(Request &r) noexcept {
-  const unsigned slot = static_cast<unsigned>(r.handle) ^ static_cast<unsigned>(kKind);
-  if (slot < slots_.size() && slots_[slot] == &r) {
-    slots_[slot] = nullptr;
-    free_slots_.push_back(slot);
-  }
+  if (handles_.get(r.handle) == &r) handles_.erase(r.handle);
   r.handle = MPI_REQUEST_NULL;
   // Give back what a datatype, persistent or generalized request held, now rather than at reuse.
   r.extra.reset();

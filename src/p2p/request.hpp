@@ -5,6 +5,7 @@
 #pragma once
 
 #include "datatype/type.hpp"
+#include "handles/handle.hpp"
 #include "matching/engine.hpp"
 
 #include <mpi.h>
@@ -148,24 +149,20 @@ private:
   std::vector<std::unique_ptr<Message>> all_;
 };
 
-// Maps a rank's MPI_Request handles (0x6c000000 | slot) to its live Requests.
+// A rank's requests: the MPI_Request handles (handles::kind::request) of its live Requests, and
+// the pool they come from (a released Request is kept for the next one, not freed).
 class RequestTable {
 public:
-  static constexpr int kKind = 0x6c000000;
   // A new request with a handle.
   Request &create(Rank &owner);
   // The request behind a handle, or nullptr for a handle that is not live.
-  Request *find(MPI_Request h) const noexcept {
-    const unsigned slot = static_cast<unsigned>(h) ^ static_cast<unsigned>(kKind);
-    return slot < slots_.size() ? slots_[slot] : nullptr;
-  }
+  Request *find(MPI_Request h) const noexcept { return handles_.get(h); }
   void release(Request &r) noexcept;
-  std::size_t live() const noexcept { return slots_.size() - free_slots_.size(); }
+  std::size_t live() const noexcept { return handles_.size(); }
   ~RequestTable();
 
 private:
-  std::vector<Request *> slots_;
-  std::vector<unsigned> free_slots_;
+  handles::HandleTable<Request *, handles::kind::request> handles_;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request *> free_requests_;
 };

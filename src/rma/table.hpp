@@ -2,16 +2,17 @@
 // (src/rma/window.hpp). Kept apart from window.hpp so that rank.hpp need not see windows.
 #pragma once
 
+#include "handles/handle.hpp"
+
 #include <mpi.h>
 
 #include <memory>
-#include <vector>
 
 namespace ampi::rma {
 
 struct Window;
 
-// Handles MPI_WIN_NULL | (slot + 1).
+// Handles of handles::kind::window (MPI_WIN_NULL | (index + 1)).
 class WindowTable {
 public:
   WindowTable();
@@ -19,10 +20,7 @@ public:
   WindowTable(const WindowTable &) = delete;
   WindowTable &operator=(const WindowTable &) = delete;
 
-  Window *find(MPI_Win h) const noexcept {
-    const unsigned slot = (static_cast<unsigned>(h) ^ static_cast<unsigned>(MPI_WIN_NULL)) - 1;
-    return slot < slots_.size() ? slots_[slot].get() : nullptr;
-  }
+  Window *find(MPI_Win h) const noexcept { return table_.get(h); }
   // Takes `w` and gives it its handle.
   Window &add(std::unique_ptr<Window> w);
   std::unique_ptr<Window> remove(MPI_Win h) noexcept;
@@ -30,7 +28,7 @@ public:
   void clear() noexcept;
 
 private:
-  std::vector<std::unique_ptr<Window>> slots_;
+  handles::HandleTable<std::unique_ptr<Window>, handles::kind::window> table_;
 };
 
 } // namespace ampi::rma

@@ -24,24 +24,17 @@ WindowTable::WindowTable() = default;
 WindowTable::~WindowTable() = default;
 
 Window &WindowTable::add(std::unique_ptr<Window> w) {
-  std::size_t slot = 0;
-  while (slot < slots_.size() && slots_[slot])
-    ++slot;
-  if (slot == slots_.size()) slots_.emplace_back();
-  w->handle =
-      static_cast<MPI_Win>(static_cast<unsigned>(MPI_WIN_NULL) | static_cast<unsigned>(slot + 1));
-  slots_[slot] = std::move(w);
-  return *slots_[slot];
+  Window &ref = *w;
+  ref.handle = table_.insert(std::move(w));
+  return ref;
 }
 
 std::unique_ptr<Window> WindowTable::remove(MPI_Win h) noexcept {
-  const unsigned slot = (static_cast<unsigned>(h) ^ static_cast<unsigned>(MPI_WIN_NULL)) - 1;
-  if (slot >= slots_.size()) return nullptr;
-  return std::move(slots_[slot]);
+  return table_.take(h);
 }
 
 void WindowTable::clear() noexcept {
-  slots_.clear();
+  table_.clear();
 }
 
 Window::Window(Rank &self) : self(self) {

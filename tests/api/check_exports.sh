@@ -1,9 +1,9 @@
 #!/bin/sh
 # tests/api/check_exports.sh — checks that a built libampi.so exports every function that
-# include/mpi.h declares (each MPI_ function, its PMPI_ twin, the predefined callbacks) and no MPI 4
+# mpi.h declares (each MPI_ function, its PMPI_ twin, the predefined callbacks) and no MPI 4
 # session function (MPI_Session_* / PMPI_Session_*).
 #
-# Usage: check_exports.sh path/to/libampi.so path/to/include/mpi.h
+# Usage: check_exports.sh path/to/libampi.so path/to/mpi.h (the generated one, <build>/include/mpi.h)
 # Prints the missing (and forbidden) names; exits 0 when there are none, 1 when there are, 2 on a
 # usage or tool error.
 set -eu
