@@ -1,5 +1,5 @@
 // src/p2p/mprobe.cpp — matched probes (see mprobe.hpp). A taken message leaves the matching queues
-// (RankState::matched_messages holds it); MPI_Mrecv puts it back under a private matching context
+// (RankState::matched holds it); MPI_Mrecv puts it back under a private matching context
 // that no communicator has and receives it there with the ordinary receive path, so local, eager,
 // rendezvous and remote messages all work unchanged.
 #include "p2p/mprobe.hpp"
@@ -17,15 +17,8 @@ Matched take(Rank &self, const Message &probed, MPI_Comm comm) {
   // The queues hand out const views; the message is ours to take.
   auto &m = const_cast<Message &>(probed);
   self.p2p.matching.remove_unexpected(m);
-  unsigned slot;
-  if (!self.p2p.free_message_slots.empty()) {
-    slot = self.p2p.free_message_slots.back();
-    self.p2p.free_message_slots.pop_back();
-  } else {
-    slot = static_cast<unsigned>(self.p2p.matched_messages.size());
-    self.p2p.matched_messages.emplace_back();
-  }
-  self.p2p.matched_messages[slot] = {&m, comm};
+  const unsigned slot =
+      handles::decode(handles::kind::message, self.p2p.matched.insert(MatchedMessage{&m, comm}));
   return {slot, comm, m.envelope.source, m.envelope.tag, m.bytes};
 }
 
@@ -50,17 +43,17 @@ Matched mprobe(std::uint32_t context, int source, int tag, MPI_Comm comm, const 
 
 std::optional<Matched> matched(unsigned slot) {
   const RankState &p = Pe::get().current().p2p;
-  if (slot >= p.matched_messages.size() || !p.matched_messages[slot].message) return std::nullopt;
-  const MatchedMessage &mm = p.matched_messages[slot];
-  return Matched{slot, mm.comm, mm.message->envelope.source, mm.message->envelope.tag,
-                 mm.message->bytes};
+  const MatchedMessage *mm = p.matched.get(handles::encode(handles::kind::message, slot));
+  if (!mm || !mm->message) return std::nullopt;
+  return Matched{slot, mm->comm, mm->message->envelope.source, mm->message->envelope.tag,
+                 mm->message->bytes};
 }
 
 void start_mrecv(Request &req, unsigned slot, const Data &d) {
   RankState &p = req.owner->p2p;
-  Message &m = *p.matched_messages[slot].message;
-  p.matched_messages[slot] = {};
-  p.free_message_slots.push_back(slot);
+  const handles::Handle h = handles::encode(handles::kind::message, slot);
+  Message &m = *p.matched.get(h)->message;
+  p.matched.erase(h);
   // Back into the queues where only this receive can match it (the receive takes it at once).
   m.envelope.context = kMrecvContext;
   p.matching.add_unexpected(m);

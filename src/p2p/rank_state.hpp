@@ -3,6 +3,7 @@
 // holds one (rank.p2p); nothing here knows about PEs or the network.
 #pragma once
 
+#include "handles/handle.hpp"
 #include "matching/engine.hpp"
 #include "p2p/request.hpp"
 
@@ -25,10 +26,9 @@ struct RankState {
   matching::Engine matching;
   RequestTable requests;
   BsendBuffer bsend;
-  // Messages taken by MPI_Mprobe / MPI_Improbe until MPI_Mrecv / MPI_Imrecv (handle
-  // 0x74000000 | slot).
-  std::vector<MatchedMessage> matched_messages;
-  std::vector<unsigned> free_message_slots;
+  // Messages taken by MPI_Mprobe / MPI_Improbe until MPI_Mrecv / MPI_Imrecv (MPI_Message
+  // handles, handles::kind::message).
+  handles::HandleTable<MatchedMessage, handles::kind::message> matched;
   bool probing = false; // blocked in MPI_Probe: new unexpected messages wake it
 };
 
