@@ -3,10 +3,12 @@
 #include "core/pe.hpp"
 
 #include "privatize/privatize.hpp"
+#include "ucx/port_factory.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -96,7 +98,13 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.verbose = s.verbose;
   c.rma_shm = s.rma_shm;
   c.gpu_async_bytes = s.gpu_async_bytes;
-  c.transport = {s.ucx_eager_limit, s.gpu_eager_limit, s.gpu_ipc, s.gpu_ipc_refuse};
+  c.protocol.self_eager_limit = c.eager_limit;
+  c.protocol.self_device_direct = c.gpu_async_bytes;
+  c.protocol.net_eager_limit = s.ucx_eager_limit;
+  c.protocol.gpu_eager_limit = std::min(s.gpu_eager_limit, s.ucx_eager_limit);
+  c.protocol.gpu_ipc = s.gpu_ipc;
+  c.protocol.gpu_ipc_refuse = s.gpu_ipc_refuse;
+  c.protocol.debug = s.debug_protocol;
   return c;
 }
 
@@ -133,12 +141,15 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     ranks_.push_back(std::move(rank));
   }
   if (pmix_ && pl.npes > 1) {
-    transport_.emplace(*pmix_, config_.my_pe, pl.npes, sink_, devptrs_, config_.transport);
-    termination_.emplace(*transport_, [this] {
+    ucx::OpenedPort opened = ucx::open_port(*pmix_, config_.my_pe, pl.npes, net_handler_, devptrs_,
+                                            net::PortConfig{protocols_.limits().net_eager_limit});
+    port_ = std::move(opened.port);
+    ucx_ = opened.ucx;
+    termination_.emplace(*port_, [this] {
       print_blocked_ranks();
       if (config_.my_pe == 0) { // let the other processes print theirs before the job ends
         for (int i = 0; i < 50; ++i) {
-          transport_->progress();
+          port_->progress();
           ::usleep(10000);
         }
       }
@@ -146,7 +157,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     });
   }
   // What each rank has its own image of (thread-locals, getopt's state): set up once the
-  // library's objects are all loaded (UCX's modules by the transport), before any rank runs.
+  // library's objects are all loaded (UCX's modules by the port), before any rank runs.
   privatize::setup_rank_images(scheduler_, ranks_);
   for (auto &r : ranks_)
     scheduler_.spawn(r->task);
@@ -164,13 +175,14 @@ Pe::~Pe() {
   // is still there.
   for (auto &r : ranks_)
     r->rma.windows.clear();
-  if (transport_) {
+  if (port_->remote()) {
     pmix_->fence(); // nobody still needs to reach us
     // Finalize PMIx before the (slower) UCX teardown, so that the launcher hears of it while
     // this process is still alive: a finalize it sees only after the exit looks like a crash.
     termination_.reset();
     pmix_.reset();
-    transport_.reset();
+    ucx_ = nullptr;
+    port_.reset();
   }
   current_ = nullptr;
 }
@@ -202,7 +214,8 @@ int Pe::run() {
   int status = 0;
   int idle = 0;
   // With other PEs, the loop ends only when all of them agree that every rank has finished.
-  while (live_ranks_ > 0 || transport_) {
+  const bool remote = port_->remote();
+  while (live_ranks_ > 0 || remote) {
     if (threaded()) [[unlikely]]
       threads_->loop_idle_ = false; // threads poll the network themselves while ranks run
     ult::Task *last = scheduler_.run_one();
@@ -211,7 +224,7 @@ int Pe::run() {
         if (idle_threaded(idle)) break;
         continue;
       }
-      if (!transport_) {
+      if (!remote) {
         if (devptrs_.copies_in_flight() > 0) { // device copies of ours complete requests
           devptrs_.poll_copies();
           continue;
@@ -219,12 +232,12 @@ int Pe::run() {
         report_deadlock(); // nothing in this process can wake a rank, and nothing is outside it
       }
       // Idle: drive the network; after a short spin, sleep until it has something for us.
-      const bool progressed = transport_->progress();
+      const bool progressed = port_->progress();
       if (termination_->idle(live_ranks_ == 0, !progressed && !scheduler_.has_ready())) break;
       if (progressed) {
         idle = 0;
       } else if (++idle > 2000) {
-        transport_->wait(50);
+        port_->wait(50);
         idle = 0;
       }
       continue;
@@ -249,14 +262,15 @@ void Pe::block(const char *call) {
   Rank &r = current();
   // Ranks that keep each other busy must not starve the network. If that progress did anything,
   // return instead of blocking: the caller re-checks what it waits for (it may be done now).
-  if (transport_ && (++blocks_ & 63) == 0 && transport_->progress()) return;
+  const bool remote = port_->remote();
+  if (remote && (++blocks_ & 63) == 0 && port_->progress()) return;
   // Alone on the PE: poll the network right here, on the rank's stack, instead of switching to
   // the scheduler loop and back for every message (the loop sleeps on the event fd later).
-  if (transport_ && !scheduler_.has_ready()) {
+  if (remote && !scheduler_.has_ready()) {
     for (int spin = 0; spin < 256; ++spin)
-      if (transport_->progress()) return;
-  } else if (!transport_ && devptrs_.copies_in_flight() > 0) {
-    if (devptrs_.poll_copies()) return; // (with a transport, its progress polls them)
+      if (port_->progress()) return;
+  } else if (!remote && devptrs_.copies_in_flight() > 0) {
+    if (devptrs_.poll_copies()) return; // (with other PEs, the port's progress polls them)
   }
   r.blocked_in = call;
   scheduler_.block();

@@ -8,11 +8,12 @@
 #include "core/termination.hpp"
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
-#include "p2p/remote.hpp"
+#include "net/port.hpp"
+#include "p2p/net_handler.hpp"
+#include "p2p/protocol.hpp"
 #include "p2p/request.hpp"
 #include "pmi/pmix_client.hpp"
 #include "settings/settings.hpp"
-#include "ucx/transport.hpp"
 #include "ult/os_threads.hpp"
 #include "ult/scheduler.hpp"
 
@@ -24,6 +25,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace ampi::ucx {
+class Transport;
+}
 
 namespace ampi {
 
@@ -47,7 +52,9 @@ struct PeConfig {
   bool verbose = false;                    // AMPI_VERBOSE: notes on stderr (first PE only)
   bool rma_shm = true;                     // AMPI_RMA_SHM: windows of one host in shared memory
   std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
-  ucx::TransportConfig transport;
+  // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
+  // AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
+  p2p::Thresholds protocol;
   // From the settings read at start-up: AMPI_VP (or `default_vp`, or one rank per process),
   // AMPI_MAP, AMPI_STACK_SIZE, AMPI_EAGER_LIMIT and the rest; the PE count and index come from
   // PMIx when it is there.
@@ -112,13 +119,16 @@ public:
     poll();
     scheduler_.yield();
   }
-  // Drives the network (no-op in a one-process job); true if anything happened.
-  bool poll() { return transport_ && transport_->progress(); }
-  ucx::Transport *transport() noexcept { return transport_ ? &*transport_ : nullptr; }
-  // A control envelope from another PE (termination and deadlock detection).
-  void control(const ucx::Header &h) {
-    if (termination_) termination_->control(h);
-  }
+  // Drives the network (no-op in a one-process job: no call at all); true if anything happened.
+  bool poll() { return port_->remote() && port_->progress(); }
+  // The network port: UCX, or the null port of a one-process job (never null).
+  net::Port &port() noexcept { return *port_; }
+  // The UCX port itself, for one-sided communication only (src/rma, until it has a port
+  // sub-interface of its own); nullptr in a one-process job.
+  ucx::Transport *transport() noexcept { return ucx_; }
+  // p2p: the protocol table, and its end of the network port.
+  p2p::Protocols &protocols() noexcept { return protocols_; }
+  p2p::NetHandler &net_handler() noexcept { return net_handler_; }
   void wake(Rank &r) noexcept {
     scheduler_.make_ready(r.task);
     for (auto &t : r.coll.helper_tasks) // coll: internal tasks of r may wait for the same event
@@ -189,9 +199,11 @@ private:
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
   std::optional<pmi::PmixClient> pmix_;
-  p2p::RemoteSink sink_{*this};
-  std::optional<ucx::Transport> transport_; // only when the job has several PEs
-  std::optional<core::Termination> termination_;
+  p2p::Protocols protocols_{config_.protocol};
+  p2p::NetHandler net_handler_{*this, protocols_.limits().gpu_eager_limit};
+  std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(net_handler_);
+  ucx::Transport *ucx_ = nullptr;                // port_, when it is UCX
+  std::optional<core::Termination> termination_; // only when the job has several PEs
   // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it and threads exist (never off).
   std::atomic<bool> threaded_{false};
   std::atomic<bool> wants_threads_{false}, has_threads_{false};

@@ -132,14 +132,14 @@ void Pe::block_thread(const char *call) {
     // Spin a little before sleeping (a reply often comes within microseconds), and drive the
     // network from here too: the PE's thread may be busy in a rank's code for long.
     // While the PE's loop is idle, it drives the network and wakes us: just sleep.
-    const bool poll = transport_ && !t.loop_idle_;
+    const bool poll = port_->remote() && !t.loop_idle_;
     for (int spin = 0; spin < 50; ++spin) {
-      if (poll && transport_->progress()) return;
+      if (poll && port_->progress()) return;
       t.pause();
       if (t.wake_epoch_ != epoch) return;
     }
     t.wait(poll ? std::chrono::microseconds(100)
-                : std::chrono::milliseconds(transport_ ? 1 : 1000));
+                : std::chrono::milliseconds(port_->remote() ? 1 : 1000));
   }();
   for (std::size_t i = 0; i < t.waiting_.size(); ++i) {
     if (t.waiting_[i].owner_id == thread_rank_->world_rank && t.waiting_[i].call == call) {
@@ -195,8 +195,8 @@ bool Pe::idle_threaded(int &idle) {
     if (scheduler_.has_ready()) return false;
   }
   const bool threads_quiet = t.quiet_ == t.live_;
-  if (transport_) {
-    const bool progressed = transport_->progress();
+  if (port_->remote()) {
+    const bool progressed = port_->progress();
     if (termination_->idle(live_ranks_ == 0,
                            !progressed && !scheduler_.has_ready() && threads_quiet))
       return true;
@@ -216,15 +216,15 @@ bool Pe::idle_threaded(int &idle) {
   // from its condition variable must get a core first, and where ampirun binds the process to one
   // core (its default) the spinning loop kept it off for whole time slices (osu_latency_mt -np 2:
   // 1-3.6 ms per message bound, 50-130 us unbound).
-  if (++idle < (transport_ ? 2000 : 64)) {
+  if (++idle < (port_->remote() ? 2000 : 64)) {
     t.pause();
     return false;
   }
   idle = 0;
-  if (!transport_)
+  if (!port_->remote())
     t.wait_loop(-1, std::chrono::milliseconds(100));
-  else if (transport_->arm())
-    t.wait_loop(transport_->event_fd(), std::chrono::milliseconds(50));
+  else if (port_->arm())
+    t.wait_loop(port_->event_fd(), std::chrono::milliseconds(50));
   return false;
 }
 

@@ -22,31 +22,34 @@ constexpr std::int64_t kWaveIntervalMs = 200;
 
 } // namespace
 
-Termination::Termination(ucx::Transport &transport, std::function<void()> report)
-    : tx_(transport), report_(std::move(report)), npes_(transport.pe_count()),
-      me_(transport.my_pe()), states_(static_cast<std::size_t>(npes_)) {
+Termination::Termination(net::ControlChannel &channel, std::function<void()> report)
+    : channel_(channel), report_(std::move(report)), npes_(channel.npes()), me_(channel.my_pe()),
+      states_(static_cast<std::size_t>(npes_)) {
+  channel_.set_control_handler(this);
+}
+
+Termination::~Termination() {
+  channel_.set_control_handler(nullptr);
 }
 
 Termination::State Termination::local_state(bool finished, bool quiet) const {
   State st;
   st.finished = finished;
-  st.quiet = quiet && tx_.sends_in_flight() == 0;
-  st.sent = tx_.messages_sent();
-  st.received = tx_.messages_received();
+  st.quiet = quiet && channel_.sends_in_flight() == 0;
+  st.sent = channel_.messages_sent();
+  st.received = channel_.messages_received();
   return st;
 }
 
 void Termination::send(int pe, Type type, std::uint32_t epoch, const State &st) {
-  // Fields reused for control: context = type, source = sender PE, tag = epoch << 2 | flags,
-  // bytes = messages sent, data_tag = messages received.
-  ucx::Header h{};
-  h.context = type;
-  h.source = me_;
-  h.tag = static_cast<std::int32_t>((epoch << 2) | (st.quiet ? 1u : 0u) | (st.finished ? 2u : 0u));
-  h.dest_world = ucx::Transport::kControl;
-  h.bytes = st.sent;
-  h.data_tag = st.received;
-  tx_.send_control(pe, h);
+  // word = epoch << 2 | flags, a = messages sent, b = messages received.
+  net::Control m{};
+  m.type = type;
+  m.from_pe = me_;
+  m.word = (epoch << 2) | (st.quiet ? 1u : 0u) | (st.finished ? 2u : 0u);
+  m.a = st.sent;
+  m.b = st.received;
+  channel_.send_control(pe, m);
 }
 
 bool Termination::idle(bool finished, bool quiet) {
@@ -107,20 +110,20 @@ void Termination::conclude_wave() {
   next_wave_ms_ = now_ms() + (all_finished ? 0 : kWaveIntervalMs);
 }
 
-void Termination::control(const ucx::Header &h) {
-  const auto type = static_cast<Type>(h.context);
-  const std::uint32_t epoch = static_cast<std::uint32_t>(h.tag) >> 2;
+void Termination::on_control(const net::Control &m) {
+  const auto type = static_cast<Type>(m.type);
+  const std::uint32_t epoch = m.word >> 2;
   switch (type) {
   case kProbe:
     send(0, kState, epoch, local_state(finished_, quiet_));
     break;
   case kState: {
     if (me_ != 0 || !wave_open_ || epoch != epoch_) break;
-    State &st = states_[static_cast<std::size_t>(h.source)];
-    st.quiet = h.tag & 1;
-    st.finished = h.tag & 2;
-    st.sent = h.bytes;
-    st.received = h.data_tag;
+    State &st = states_[static_cast<std::size_t>(m.from_pe)];
+    st.quiet = m.word & 1;
+    st.finished = m.word & 2;
+    st.sent = m.a;
+    st.received = m.b;
     if (++replies_ == npes_) conclude_wave();
     break;
   }

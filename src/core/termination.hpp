@@ -6,9 +6,10 @@
 // consecutive waves in which every PE is quiet (all its live ranks blocked, nothing of its own in
 // flight), the sums of sent and received messages are equal, and the sums did not change in
 // between prove quiescence (the four-counter method): a quiet PE can only be woken by a message.
+// It sees the network only as a net::ControlChannel: control messages and message counts.
 #pragma once
 
-#include "ucx/transport.hpp"
+#include "net/port.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -16,16 +17,20 @@
 
 namespace ampi::core {
 
-class Termination {
+class Termination final : public net::ControlHandler {
 public:
   // `report` prints this PE's blocked ranks (called on every PE when a deadlock is found).
-  Termination(ucx::Transport &transport, std::function<void()> report);
+  // Receives the channel's control messages while it exists.
+  Termination(net::ControlChannel &channel, std::function<void()> report);
+  ~Termination();
+  Termination(const Termination &) = delete;
+  Termination &operator=(const Termination &) = delete;
 
   // Called by the PE loop whenever it has nothing to run. `finished`: all local ranks ended.
   // `quiet`: every live local rank is blocked. Returns true when the job may end (all finished).
   bool idle(bool finished, bool quiet);
-  // A control envelope from another PE.
-  void control(const ucx::Header &h);
+  // A control message from another PE.
+  void on_control(const net::Control &m) override;
 
 private:
   enum Type : std::uint32_t { kProbe = 1, kState, kReport, kExit };
@@ -38,7 +43,7 @@ private:
   void start_wave();
   void conclude_wave();
 
-  ucx::Transport &tx_;
+  net::ControlChannel &channel_;
   std::function<void()> report_;
   const int npes_;
   const int me_;

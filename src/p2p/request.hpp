@@ -128,8 +128,11 @@ struct Message : matching::UnexpectedMessage {
   std::size_t bytes = 0;
   // Rendezvous or synchronous: the sender's request, whose buffer still holds the data.
   Request *send_request = nullptr;
-  // Rendezvous from another PE: the UCX tag its data waits under (0 for eager and local).
+  // From another PE: the network port's id its data waits under (rendezvous), or kIpc (the
+  // data stays in the sender's device memory; its net::IpcNote is in `data`); 0 when the data
+  // is here (eager, and same-PE messages).
   std::uint64_t data_tag = 0;
+  static constexpr std::uint64_t kIpc = ~std::uint64_t{0}; // never a port's id
   // Eager: the payload, inline or on the heap.
   std::byte *data = nullptr;
   std::unique_ptr<std::byte[]> heap;

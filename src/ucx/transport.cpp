@@ -1,5 +1,5 @@
-// src/ucx/transport.cpp — UCP context, worker, endpoints and tagged messages between PEs (see
-// transport.hpp for the tag layout).
+// src/ucx/transport.cpp — the UCX port: UCP context, worker, endpoints, active messages and data
+// between PEs (see transport.hpp for the tag layout).
 #include "ucx/transport.hpp"
 
 #include "pmi/host.hpp"
@@ -53,7 +53,7 @@ ucs_memory_type_t ucx_memory_type(gpu::MemKind k) {
 }
 
 struct UserOp {
-  Sink *sink;
+  net::Handler *handler;
   void *user;
   std::size_t *outstanding;
 };
@@ -61,7 +61,7 @@ struct UserOp {
 void user_send_done(void *request, ucs_status_t status, void *user) {
   auto *op = static_cast<UserOp *>(user);
   --*op->outstanding;
-  op->sink->send_done(op->user, status == UCS_OK);
+  op->handler->send_done(op->user, status == UCS_OK);
   delete op; // NOLINT: see post
   ucp_request_free(request);
 }
@@ -70,21 +70,17 @@ void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_
                     void *user) {
   auto *op = static_cast<UserOp *>(user);
   if (op->outstanding) --*op->outstanding; // device receives are counted (see wait)
-  op->sink->recv_done(op->user, info ? info->length : 0, status == UCS_ERR_MESSAGE_TRUNCATED);
+  op->handler->recv_done(op->user, info ? info->length : 0, status == UCS_ERR_MESSAGE_TRUNCATED);
   delete op; // NOLINT: see recv_data
   ucp_request_free(request);
 }
 
 } // namespace
 
-Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu::DevPtrCache &mem,
-                     const TransportConfig &settings)
-    : pmix_(pmix), my_pe_(my_pe), npes_(npes), sink_(sink), mem_(mem),
-      eps_(static_cast<std::size_t>(npes)), ipc_enabled_(settings.ipc),
-      ipc_refuse_all_(settings.ipc_refuse_all), eager_limit_(settings.eager_limit),
-      gpu_eager_limit_(std::min(settings.gpu_eager_limit, settings.eager_limit)) {
-  gpu_staging_.resize(gpu_eager_limit_);
-  ipc_refused_.assign(static_cast<std::size_t>(npes), false);
+Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, net::Handler &handler,
+                     gpu::DevPtrCache &mem, const net::PortConfig &port_config)
+    : net::Port(my_pe, npes, handler), pmix_(pmix), mem_(mem),
+      eps_(static_cast<std::size_t>(npes)) {
   hosts_.assign(static_cast<std::size_t>(npes), 0);
   my_host_ = host_id();
   ucp_config_t *config = nullptr;
@@ -104,10 +100,11 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu
   wp.thread_mode = UCS_THREAD_MODE_SINGLE;
   if ((st = ucp_worker_create(context_, &wp, &worker_)) != UCS_OK) fail("ucp_worker_create", st);
   if ((st = ucp_worker_get_efd(worker_, &efd_)) != UCS_OK) fail("ucp_worker_get_efd", st);
-  slots_.resize(kEnvelopeSlots);
-  for (EnvelopeSlot &slot : slots_) {
-    slot.buffer.resize(sizeof(Header) + std::max(eager_limit_, sizeof(IpcNote)));
-    post_envelope_slot(slot);
+  slots_.resize(kAmSlots);
+  for (AmSlot &slot : slots_) {
+    slot.buffer.resize(
+        kKindBytes + std::max(sizeof(net::Eager) + port_config.max_eager_bytes, net::kMaxPayload));
+    post_am_slot(slot);
   }
   ucp_address_t *addr = nullptr;
   std::size_t len = 0;
@@ -126,7 +123,7 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, Sink &sink, gpu
 
 Transport::~Transport() {
   disconnect();
-  for (EnvelopeSlot &slot : slots_) {
+  for (AmSlot &slot : slots_) {
     if (slot.request) {
       ucp_request_cancel(worker_, slot.request);
       while (slot.request)
@@ -171,89 +168,56 @@ ucp_ep_h Transport::endpoint(int pe) {
   return ep;
 }
 
-bool Transport::ipc_reachable(int pe) {
-  if (!ipc_enabled_) return false;
+bool Transport::same_host(int pe) {
   endpoint(pe); // learns its host
-  return hosts_[static_cast<std::size_t>(pe)] == my_host_ &&
-         !ipc_refused_[static_cast<std::size_t>(pe)];
+  return hosts_[static_cast<std::size_t>(pe)] == my_host_;
 }
 
-void Transport::send_ipc(int pe, Header h, const gpu::IpcRef &ref, void *user) {
-  h.data_tag = kIpc;
-  IpcNote note{};
-  note.ref = ref;
-  note.user = reinterpret_cast<std::uintptr_t>(user);
-  note.pe = my_pe_;
-  ++ipc_waiting_;
-  send_eager(pe, h, &note, sizeof note); // counts the message
-}
-
-void Transport::ack_ipc(int pe, std::uint64_t user) {
-  const Header h{0, 0, 0, kIpcDone, 0, user};
-  send_eager(pe, h, nullptr, 0);
-}
-
-void Transport::refuse_ipc(int pe, std::uint64_t user, void *recv_user) {
-  const Header h{0, my_pe_, 0, kIpcRefused, reinterpret_cast<std::uintptr_t>(recv_user), user};
-  send_eager(pe, h, nullptr, 0);
-}
-
-void Transport::send_data(int pe, std::uint64_t peer_request, const void *data, std::size_t bytes,
-                          void *user, gpu::MemKind kind) {
-  const std::uint64_t tag = post_data(pe, data, bytes, false, user, kind);
-  const Header h{0, my_pe_, 0, kIpcData, peer_request, tag};
-  send_eager(pe, h, nullptr, 0);
-}
-
-void Transport::send_eager(int pe, const Header &h, const void *data, std::size_t bytes) {
-  const std::size_t total = sizeof(Header) + bytes;
-  if (h.dest_world >= 0) ++sent_; // control messages and acknowledgements are not counted
+void Transport::send_am(int pe, net::AmKind kind, const void *payload, std::size_t payload_bytes,
+                        const void *data, std::size_t bytes) {
+  const std::size_t head = kKindBytes + payload_bytes;
+  const std::size_t total = head + bytes;
+  const std::uint64_t word = static_cast<std::uint8_t>(kind);
   ucp_ep_h ep = endpoint(pe);
   if (total <= kStagingBytes) {
     // Small: assemble in the staging buffer and ask UCX to finish now (no allocation, no
     // callback). Only when it cannot (no resources) does the message get a buffer of its own.
-    std::memcpy(staging_.data(), &h, sizeof(Header));
-    if (bytes) std::memcpy(staging_.data() + sizeof(Header), data, bytes);
+    std::memcpy(staging_.data(), &word, kKindBytes);
+    std::memcpy(staging_.data() + kKindBytes, payload, payload_bytes);
+    if (bytes) std::memcpy(staging_.data() + head, data, bytes);
     ucp_request_param_t p{};
     p.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    ucs_status_ptr_t r = ucp_tag_send_nbx(ep, staging_.data(), total, kEnvelope, &p);
+    ucs_status_ptr_t r = ucp_tag_send_nbx(ep, staging_.data(), total, kActiveMessage, &p);
     if (r == nullptr) return;
     if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE)
-      fail("ucp_tag_send_nbx (envelope)", UCS_PTR_STATUS(r));
+      fail("ucp_tag_send_nbx (active message)", UCS_PTR_STATUS(r));
   }
   auto owned = std::make_unique<OwnedSend>();
   owned->outstanding = &outstanding_;
   owned->buffer = std::make_unique_for_overwrite<std::byte[]>(total);
-  std::memcpy(owned->buffer.get(), &h, sizeof(Header));
-  if (bytes) std::memcpy(owned->buffer.get() + sizeof(Header), data, bytes);
+  std::memcpy(owned->buffer.get(), &word, kKindBytes);
+  std::memcpy(owned->buffer.get() + kKindBytes, payload, payload_bytes);
+  if (bytes) std::memcpy(owned->buffer.get() + head, data, bytes);
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   p.cb.send = owned_send_done;
   p.user_data = owned.get();
   std::byte *buf = owned->buffer.get();
-  ucs_status_ptr_t r = ucp_tag_send_nbx(ep, buf, total, kEnvelope, &p);
+  ucs_status_ptr_t r = ucp_tag_send_nbx(ep, buf, total, kActiveMessage, &p);
   if (r == nullptr) return; // done at once; `owned` frees the buffer
-  if (UCS_PTR_IS_ERR(r)) fail("ucp_tag_send_nbx (envelope)", UCS_PTR_STATUS(r));
+  if (UCS_PTR_IS_ERR(r)) fail("ucp_tag_send_nbx (active message)", UCS_PTR_STATUS(r));
   ++outstanding_;
   static_cast<void>(owned.release()); // the callback deletes it
 }
 
-std::uint64_t Transport::send_rendezvous(int pe, Header h, const void *data, std::size_t bytes,
-                                         bool synchronous, void *user, gpu::MemKind kind) {
-  h.data_tag = post_data(pe, data, bytes, synchronous, user, kind);
-  // The envelope goes after the data was posted: the receiver may post its receive at once.
-  send_eager(pe, h, nullptr, 0); // counts the message
-  return h.data_tag;
-}
-
-std::uint64_t Transport::post_data(int pe, const void *data, std::size_t bytes, bool synchronous,
-                                   void *user, gpu::MemKind kind) {
+std::uint64_t Transport::post_data(int pe, const void *data, std::size_t bytes, net::MemKind kind,
+                                   bool synchronous, void *user) {
   if (next_seq_ >= (std::uint64_t{1} << 40)) {
-    std::fprintf(stderr, "ampi: PE %d ran out of UCX data tags (2^40 messages)\n", my_pe_);
+    std::fprintf(stderr, "ampi: PE %d ran out of UCX data tags (2^40 messages)\n", my_pe());
     std::abort();
   }
-  const std::uint64_t tag = kData | (static_cast<std::uint64_t>(my_pe_) << 40) | next_seq_++;
-  auto op = std::make_unique<UserOp>(UserOp{&sink_, user, &outstanding_});
+  const std::uint64_t tag = kData | (static_cast<std::uint64_t>(my_pe()) << 40) | next_seq_++;
+  auto op = std::make_unique<UserOp>(UserOp{&handler_, user, &outstanding_});
   ucp_request_param_t p{};
   p.op_attr_mask =
       UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
@@ -264,7 +228,7 @@ std::uint64_t Transport::post_data(int pe, const void *data, std::size_t bytes, 
   ucs_status_ptr_t r = synchronous ? ucp_tag_send_sync_nbx(ep, data, bytes, tag, &p)
                                    : ucp_tag_send_nbx(ep, data, bytes, tag, &p);
   if (r == nullptr) {
-    sink_.send_done(user, true);
+    handler_.send_done(user, true);
   } else if (UCS_PTR_IS_ERR(r)) {
     fail("ucp_tag_send_nbx (data)", UCS_PTR_STATUS(r));
   } else {
@@ -274,10 +238,10 @@ std::uint64_t Transport::post_data(int pe, const void *data, std::size_t bytes, 
   return tag;
 }
 
-void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity, void *user,
-                          gpu::MemKind kind) {
+void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity,
+                          net::MemKind kind, void *user) {
   const bool device = gpu::is_device(kind);
-  auto op = std::make_unique<UserOp>(UserOp{&sink_, user, device ? &device_recvs_ : nullptr});
+  auto op = std::make_unique<UserOp>(UserOp{&handler_, user, device ? &device_recvs_ : nullptr});
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                    UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
@@ -288,12 +252,12 @@ void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacit
   p.recv_info.tag_info = &info;
   ucs_status_ptr_t r = ucp_tag_recv_nbx(worker_, buf, capacity, data_tag, ~std::uint64_t{0}, &p);
   if (r == nullptr) {
-    sink_.recv_done(user, info.length, false);
+    handler_.recv_done(user, info.length, false);
     return;
   }
   if (UCS_PTR_IS_ERR(r)) {
     if (UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED) {
-      sink_.recv_done(user, capacity, true);
+      handler_.recv_done(user, capacity, true);
       return;
     }
     fail("ucp_tag_recv_nbx (data)", UCS_PTR_STATUS(r));
@@ -302,9 +266,9 @@ void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacit
   static_cast<void>(op.release());
 }
 
-void Transport::envelope_slot_done(void *request, ucs_status_t status,
-                                   const ucp_tag_recv_info_t *info, void *user) {
-  auto *slot = static_cast<EnvelopeSlot *>(user);
+void Transport::am_slot_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                             void *user) {
+  auto *slot = static_cast<AmSlot *>(user);
   if (status != UCS_OK && status != UCS_ERR_CANCELED)
     std::fprintf(stderr, "ampi: UCX envelope receive failed: %s\n", ucs_status_string(status));
   slot->length = info ? info->length : 0;
@@ -313,22 +277,22 @@ void Transport::envelope_slot_done(void *request, ucs_status_t status,
   ucp_request_free(request);
 }
 
-void Transport::post_envelope_slot(EnvelopeSlot &slot) {
+void Transport::post_am_slot(AmSlot &slot) {
   slot.done = false;
   ucp_tag_recv_info_t info{};
   ucp_request_param_t p{};
   p.op_attr_mask =
       UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_RECV_INFO;
-  p.cb.recv = envelope_slot_done;
+  p.cb.recv = am_slot_done;
   p.user_data = &slot;
   p.recv_info.tag_info = &info;
-  ucs_status_ptr_t r =
-      ucp_tag_recv_nbx(worker_, slot.buffer.data(), slot.buffer.size(), kEnvelope, kKindMask, &p);
+  ucs_status_ptr_t r = ucp_tag_recv_nbx(worker_, slot.buffer.data(), slot.buffer.size(),
+                                        kActiveMessage, kKindMask, &p);
   if (r == nullptr) {
     slot.length = info.length;
     slot.done = true;
   } else if (UCS_PTR_IS_ERR(r)) {
-    fail("ucp_tag_recv_nbx (envelope)", UCS_PTR_STATUS(r));
+    fail("ucp_tag_recv_nbx (active message)", UCS_PTR_STATUS(r));
   } else {
     slot.request = r;
   }
@@ -340,26 +304,12 @@ bool Transport::progress() {
   // UCX matches the posted envelope receives in posting order, so delivering from the head of
   // the ring keeps every sender's envelopes in the order they were sent.
   for (;;) {
-    EnvelopeSlot &slot = slots_[head_];
+    AmSlot &slot = slots_[head_];
     if (!slot.done) break;
     any = true;
-    Header h;
-    std::memcpy(&h, slot.buffer.data(), sizeof h);
-    if (h.dest_world == kIpcDone) {
-      --ipc_waiting_;
-      sink_.send_done(reinterpret_cast<void *>(static_cast<std::uintptr_t>(h.data_tag)), true);
-    } else if (h.dest_world == kIpcRefused) {
-      --ipc_waiting_;
-      ipc_refused_[static_cast<std::size_t>(h.source)] = true;
-      sink_.ipc_refused(reinterpret_cast<void *>(static_cast<std::uintptr_t>(h.data_tag)), h.source,
-                        h.bytes);
-    } else if (h.dest_world == kIpcData) {
-      sink_.ipc_data(reinterpret_cast<void *>(static_cast<std::uintptr_t>(h.bytes)), h.data_tag);
-    } else {
-      if (h.dest_world >= 0) ++received_;
-      sink_.envelope_arrived(h, slot.buffer.data() + sizeof(Header));
-    }
-    post_envelope_slot(slot);
+    // Delivered before the slot is posted again: the handler reads the payload in place.
+    deliver(static_cast<net::AmKind>(slot.buffer[0]), slot.buffer.data() + kKindBytes);
+    post_am_slot(slot);
     head_ = (head_ + 1) % slots_.size();
   }
   return any;

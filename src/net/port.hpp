@@ -1,0 +1,245 @@
+// src/net/port.hpp — the network port: everything p2p and termination need from "the other
+// PEs", and nothing more, so that the transport behind it (UCX today; the null port of a
+// one-process job) can be swapped without touching them. It offers:
+//  - active messages: a kind byte (AmKind) and one payload struct per kind, plus, for eager
+//    envelopes, the message data; delivered in the order each sender sent them, to a Handler
+//    (p2p) or, for control messages, to a ControlHandler (termination);
+//  - data posted by the sender under an id (send-side: post_data) and received by naming that id,
+//    straight into the user's buffer, each side with its memory type (host or device);
+//  - progress(), and a wait fd for sleeping (arm / event_fd / wait);
+//  - the counters termination needs (messages sent and received, sends in flight).
+// This header includes only the standard library and devptr_cache (memory types, IPC handles):
+// nothing of p2p, core, UCX or PMIx.
+#pragma once
+
+#include "devptr_cache/devptr_cache.hpp"
+#include "devptr_cache/ipc.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace ampi::net {
+
+using MemKind = gpu::MemKind;
+
+// What an active message is; travels as its first byte. Only Eager, Rendezvous and IpcNote are
+// user messages (counted for termination); the others are protocol and control traffic.
+enum class AmKind : std::uint8_t {
+  Eager = 1,  // an envelope with the message data after it
+  Rendezvous, // an envelope naming the id the data waits under (post_data)
+  IpcNote,    // an envelope whose device data the receiver copies itself (CUDA IPC, same host)
+  IpcDone,    // the receiver copied an IpcNote's data: the sender's buffer is free
+  IpcRefused, // the receiver could not open an IpcNote's memory: send the data instead
+  IpcData,    // the sender's answer to IpcRefused: the id the data waits under
+  Control,    // between PEs, not ranks (termination and deadlock detection)
+};
+const char *name(AmKind k) noexcept;
+constexpr bool is_user_message(AmKind k) noexcept {
+  return k == AmKind::Eager || k == AmKind::Rendezvous || k == AmKind::IpcNote;
+}
+
+// The matching part of a message between ranks (fixed size, host byte order: all PEs of a job
+// share one architecture).
+struct Envelope {
+  std::uint32_t context;
+  std::int32_t source; // the sender's rank in the communicator
+  std::int32_t tag;
+  std::int32_t dest_world; // the receiver's world rank
+  std::uint64_t bytes;     // of the whole message
+};
+
+// One payload struct per kind; `kKind` ties each to its byte. Requests (`void *` on our side)
+// travel as 64-bit integers and come back unchanged.
+struct Eager {
+  static constexpr AmKind kKind = AmKind::Eager;
+  Envelope env; // followed by env.bytes of data
+};
+struct Rendezvous {
+  static constexpr AmKind kKind = AmKind::Rendezvous;
+  Envelope env;
+  std::uint64_t data_id; // what the receiver names in recv_data
+};
+struct IpcNote {
+  static constexpr AmKind kKind = AmKind::IpcNote;
+  Envelope env;
+  gpu::IpcRef ref;
+  std::uint64_t sender_request; // handed back by IpcDone / IpcRefused
+  std::int32_t sender_pe;
+  std::int32_t pad;
+};
+struct IpcDone {
+  static constexpr AmKind kKind = AmKind::IpcDone;
+  std::uint64_t sender_request;
+};
+struct IpcRefused {
+  static constexpr AmKind kKind = AmKind::IpcRefused;
+  std::uint64_t sender_request;
+  std::uint64_t receiver_request; // the receive that waits for IpcData
+  std::int32_t receiver_pe;
+  std::int32_t pad;
+};
+struct IpcData {
+  static constexpr AmKind kKind = AmKind::IpcData;
+  std::uint64_t receiver_request;
+  std::uint64_t data_id;
+};
+struct Control {
+  static constexpr AmKind kKind = AmKind::Control;
+  std::uint32_t type; // the control protocol's own (termination.hpp)
+  std::int32_t from_pe;
+  std::uint32_t word;
+  std::uint32_t pad;
+  std::uint64_t a, b;
+};
+
+// The largest payload struct: a port's receive buffers hold one plus the eager data.
+inline constexpr std::size_t kMaxPayload = sizeof(IpcNote);
+static_assert(sizeof(Eager) <= kMaxPayload && sizeof(Rendezvous) <= kMaxPayload &&
+              sizeof(Control) <= kMaxPayload && sizeof(IpcRefused) <= kMaxPayload);
+
+// What p2p implements: arrivals of its active messages, and the end of its data transfers.
+// `user` is what the caller passed with the operation.
+class Handler {
+public:
+  virtual void on_eager(const Eager &m, const std::byte *data) = 0;
+  virtual void on_rendezvous(const Rendezvous &m) = 0;
+  virtual void on_ipc_note(const IpcNote &m) = 0;
+  virtual void on_ipc_done(const IpcDone &m) = 0;
+  virtual void on_ipc_refused(const IpcRefused &m) = 0;
+  virtual void on_ipc_data(const IpcData &m) = 0;
+  virtual void send_done(void *user, bool ok) = 0;
+  virtual void recv_done(void *user, std::size_t bytes, bool truncated) = 0;
+
+protected:
+  ~Handler() = default;
+};
+
+// What termination implements: control messages from other PEs.
+class ControlHandler {
+public:
+  virtual void on_control(const Control &m) = 0;
+
+protected:
+  ~ControlHandler() = default;
+};
+
+// What termination detection and the deadlock report need, and all they see of the network.
+class ControlChannel {
+public:
+  virtual int my_pe() const noexcept = 0;
+  virtual int npes() const noexcept = 0;
+  virtual void send_control(int pe, const Control &m) = 0;
+  // Control messages go to `h` from now on (nullptr: dropped).
+  virtual void set_control_handler(ControlHandler *h) noexcept = 0;
+  // User messages (is_user_message) sent to and received from other PEs, and sends of ours
+  // still in flight (including IPC notes not answered yet).
+  virtual std::uint64_t messages_sent() const noexcept = 0;
+  virtual std::uint64_t messages_received() const noexcept = 0;
+  virtual std::size_t sends_in_flight() const noexcept = 0;
+
+protected:
+  ~ControlChannel() = default;
+};
+
+// Given to an implementation's constructor: how much eager data one active message may carry.
+struct PortConfig {
+  std::size_t max_eager_bytes = 8192;
+};
+
+// The port. The kinds, their counting and their decoding are here (port.cpp); an implementation
+// only moves bytes: send_am, post_data / recv_data, progress, and calls deliver() for each
+// active message that arrived.
+class Port : public ControlChannel {
+public:
+  virtual ~Port() = default;
+  Port(const Port &) = delete;
+  Port &operator=(const Port &) = delete;
+
+  int my_pe() const noexcept final { return my_pe_; }
+  int npes() const noexcept final { return npes_; }
+  // Whether other PEs exist (false: the null port, nothing to progress or wait for).
+  bool remote() const noexcept { return npes_ > 1; }
+
+  // Sends payload `p` (and, for Eager, `bytes` of `data`) to `pe`. Everything is copied: the
+  // caller's buffers are free when this returns.
+  template <class P>
+  void send(int pe, const P &p, const void *data = nullptr, std::size_t bytes = 0) {
+    static_assert(std::is_trivially_copyable_v<P> && sizeof(P) <= kMaxPayload);
+    if constexpr (is_user_message(P::kKind)) ++sent_;
+    if constexpr (P::kKind == AmKind::IpcNote) ++ipc_waiting_;
+    send_am(pe, P::kKind, &p, sizeof p, data, bytes);
+  }
+  void send_control(int pe, const Control &m) final { send(pe, m); }
+  void set_control_handler(ControlHandler *h) noexcept final { control_ = h; }
+
+  // Posts `bytes` at `data` (memory type `kind`) for `pe` under a fresh id (returned, never 0 or
+  // ~0); handler.send_done(user) when it has gone (for `synchronous`, when the receiver has
+  // posted its receive).
+  virtual std::uint64_t post_data(int pe, const void *data, std::size_t bytes, MemKind kind,
+                                  bool synchronous, void *user) = 0;
+  // Receives the data posted under `id` straight into `buf`; handler.recv_done(user, ...) when
+  // it is there.
+  virtual void recv_data(std::uint64_t id, void *buf, std::size_t capacity, MemKind kind,
+                         void *user) = 0;
+  // Whether `pe` runs on this host (CUDA IPC may reach its memory).
+  virtual bool same_host(int pe) = 0;
+
+  // Drives the network and delivers what arrived; true if anything happened.
+  virtual bool progress() = 0;
+  // Sleeps until the network has something for us or `timeout_ms` passes.
+  virtual void wait(int timeout_ms) = 0;
+  // wait() in two halves, for a caller that sleeps on other fds too: false if it must progress
+  // instead; else poll event_fd().
+  virtual bool arm() = 0;
+  virtual int event_fd() const noexcept = 0;
+  // Ends every connection (after the job's final barrier).
+  virtual void disconnect() = 0;
+
+  std::uint64_t messages_sent() const noexcept final { return sent_; }
+  std::uint64_t messages_received() const noexcept final { return received_; }
+  std::size_t sends_in_flight() const noexcept final {
+    return ipc_waiting_ + transfers_in_flight();
+  }
+
+protected:
+  Port(int my_pe, int npes, Handler &handler) noexcept
+      : handler_(handler), my_pe_(my_pe), npes_(npes) {}
+  // Sends one active message: the kind byte, `payload` and `data` (copied before it returns).
+  virtual void send_am(int pe, AmKind kind, const void *payload, std::size_t payload_bytes,
+                       const void *data, std::size_t data_bytes) = 0;
+  // Sends and receives the implementation still owns (they may complete messages).
+  virtual std::size_t transfers_in_flight() const noexcept = 0;
+  // An active message arrived: `kind`, its payload and (Eager) its data after the payload.
+  void deliver(AmKind kind, const std::byte *payload);
+
+  Handler &handler_;
+
+private:
+  ControlHandler *control_ = nullptr;
+  const int my_pe_;
+  const int npes_;
+  std::uint64_t sent_ = 0;
+  std::uint64_t received_ = 0;
+  std::size_t ipc_waiting_ = 0; // IPC notes not answered yet (their sends are in flight)
+};
+
+// The port of a one-process job: no other PE, so nothing to send, receive or wait for.
+class NullPort final : public Port {
+public:
+  explicit NullPort(Handler &handler) noexcept : Port(0, 1, handler) {}
+  std::uint64_t post_data(int, const void *, std::size_t, MemKind, bool, void *) override;
+  void recv_data(std::uint64_t, void *, std::size_t, MemKind, void *) override;
+  bool same_host(int) override { return true; }
+  bool progress() override { return false; }
+  void wait(int) override {}
+  bool arm() override { return false; }
+  int event_fd() const noexcept override { return -1; }
+  void disconnect() override {}
+
+private:
+  void send_am(int, AmKind, const void *, std::size_t, const void *, std::size_t) override;
+  std::size_t transfers_in_flight() const noexcept override { return 0; }
+};
+
+} // namespace ampi::net

@@ -1,0 +1,52 @@
+// src/p2p/backend.hpp — the three back-ends that carry a message once the protocol table
+// (protocol.hpp) has chosen: the same PE (self.hpp), the same host (ipc.cpp: CUDA IPC today; a
+// shared-memory path goes here later) and the network port (net.cpp). Each sends with one
+// shape of signature, and each has its receive side for a message that matched a receive.
+// start_send (p2p.cpp) chooses once and switches on the back-end: no virtual call on the same-PE
+// path.
+#pragma once
+
+#include "net/port.hpp"
+#include "p2p/p2p.hpp"
+#include "p2p/protocol.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ampi {
+class Pe;
+}
+
+namespace ampi::p2p {
+
+// One message leaving, as a back-end gets it.
+struct Outgoing {
+  const Route &route;
+  const void *buf;
+  std::size_t bytes;
+  gpu::MemKind kind; // of buf
+  bool synchronous;  // MPI_Ssend: completes when the receiver has matched it
+};
+
+// Same PE: send_self(req, m, dst) and deliver (the copy into a matched receive) are inline, in
+// self.hpp; send_self asks the table itself, and only when no receive is posted.
+// Same host (HostIpc) and network (`protocol`: NetEager, NetGpuStaged or NetRendezvous):
+// `dest_pe` is the receiver's PE.
+void send_host(Request &req, const Outgoing &m, int dest_pe);
+void send_net(Request &req, const Outgoing &m, Protocol protocol, int dest_pe);
+
+// Network: receives the data of a matched rendezvous message (posted under `data_id`) straight
+// into the receive buffer; completes when it is there.
+void receive_net_data(Request &rreq, int source, int tag, std::size_t bytes, std::uint64_t data_id);
+// Same host: fetches the device data of a matched IPC message from the sender's buffer; false
+// when the request completes later (a background copy, or the sender falls back to the network).
+bool receive_ipc(Request &rreq, const net::IpcNote &note);
+
+// A message from another PE arrived for rank `env.dest_world` of `pe`: its posted receive that
+// matches (taken out of the queue), or nullptr with `*dst` set to the rank.
+Request *match_arrival(Pe &pe, const net::Envelope &env, Rank *&dst);
+// No receive matched: a pooled message for `env`, to fill in and hand to queue_arrival.
+Message &new_arrival(Pe &pe, const net::Envelope &env);
+void queue_arrival(Pe &pe, Rank &dst, Message &m);
+
+} // namespace ampi::p2p

@@ -1,0 +1,140 @@
+// src/p2p/ipc.cpp — the same-host back-end: device data for another process of this host is not
+// sent; the receiver, once it has matched the envelope (an IpcNote through the port), copies it
+// straight from the sender's buffer with CUDA IPC (one device-to-device copy) and acknowledges
+// (IpcDone), which completes the send like a synchronous one. A receiver that cannot open the
+// memory answers IpcRefused; the sender then posts the data on the network (IpcData) and uses
+// the network for that PE from then on. (A shared-memory path for host data goes here later.)
+#include "core/pe.hpp"
+#include "p2p/backend.hpp"
+#include "p2p/net_handler.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+namespace ampi::p2p {
+
+namespace {
+
+void ack(Pe &pe, const net::IpcNote &note) {
+  pe.port().send(note.sender_pe, net::IpcDone{note.sender_request});
+}
+
+} // namespace
+
+std::vector<bool>::reference NetHandler::ipc_refused(int pe) {
+  if (ipc_refused_.empty()) ipc_refused_.assign(static_cast<std::size_t>(pe_.port().npes()), false);
+  return ipc_refused_[static_cast<std::size_t>(pe)];
+}
+
+bool NetHandler::ipc_reachable(int pe) {
+  return pe_.port().same_host(pe) && !ipc_refused(pe);
+}
+
+void send_host(Request &req, const Outgoing &m, int dest_pe) {
+  Pe &pe = req.owner->pe;
+  gpu::IpcRef ref;
+  if (!pe.ipc().describe(m.buf, &ref)) { // memory CUDA cannot export: over the network
+    if (pe.protocols().tracing()) [[unlikely]]
+      pe.protocols().trace({Backend::Net, Protocol::NetRendezvous}, m.kind, m.bytes,
+                           req.owner->world_rank, m.route.dest_world);
+    send_net(req, m, Protocol::NetRendezvous, dest_pe);
+    return;
+  }
+  // What the legacy stream still writes into the buffer (a cudaMemcpy from pageable memory)
+  // must be there first: within a process our copies are ordered after it, the receiver's not.
+  pe.devptrs().sync_legacy_stream();
+  net::IpcNote note{};
+  note.env = {m.route.context, m.route.source, m.route.tag, m.route.dest_world, m.bytes};
+  note.ref = ref;
+  note.sender_request = reinterpret_cast<std::uintptr_t>(&req);
+  note.sender_pe = pe.port().my_pe();
+  pe.port().send(dest_pe, note);
+}
+
+bool receive_ipc(Request &rreq, const net::IpcNote &note) {
+  Pe &pe = rreq.owner->pe;
+  const std::size_t bytes = note.env.bytes;
+  const std::size_t n = bytes > rreq.capacity ? rreq.capacity : bytes;
+  rreq.status_source = note.env.source;
+  rreq.status_tag = note.env.tag;
+  rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  rreq.status_bytes = n;
+  if (n) {
+    const bool refuse_all = pe.protocols().limits().gpu_ipc_refuse;
+    gpu::DevPtrCache &mem = pe.devptrs();
+    // A copy that goes on in the background holds the mapping (pinned: no eviction meanwhile).
+    const bool async = n >= mem.async_bytes(); // several at once go faster
+    gpu::CUresult err = 0;
+    const void *from = refuse_all ? nullptr
+                       : async    ? pe.ipc().pin(note.ref, &err)
+                                  : pe.ipc().resolve(note.ref, &err);
+    if (!from) {
+      // The sender sends the data through the network instead (and does so for this PE from now
+      // on).
+      if (!refuse_all && !pe.ipc_refusal_reported()) {
+        std::fprintf(stderr,
+                     "ampi: note: cannot open the device memory of process %d with CUDA IPC (%s); "
+                     "device data from it goes through UCX\n",
+                     note.ref.pid, gpu::cuda_error_string(err));
+        pe.set_ipc_refusal_reported();
+      }
+      net::IpcRefused r{};
+      r.sender_request = note.sender_request;
+      r.receiver_request = reinterpret_cast<std::uintptr_t>(&rreq);
+      r.receiver_pe = pe.port().my_pe();
+      pe.port().send(note.sender_pe, r);
+      return false;
+    }
+    if (async) {
+      mem.copy_async(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n,
+                     [&pe, &rreq, note] {
+                       pe.ipc().unpin(note.ref);
+                       ack(pe, note);
+                       complete(rreq);
+                     });
+      return false;
+    }
+    mem.copy(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n);
+  }
+  ack(pe, note);
+  return true;
+}
+
+void NetHandler::on_ipc_note(const net::IpcNote &note) {
+  Rank *dst;
+  if (Request *rreq = match_arrival(pe_, note.env, dst)) {
+    if (receive_ipc(*rreq, note)) complete(*rreq);
+    return;
+  }
+  // Kept whole in the message: the receive that matches it later copies the data then.
+  Message &m = new_arrival(pe_, note.env);
+  static_assert(sizeof(net::IpcNote) <= Message::kInlineBytes);
+  m.data_tag = Message::kIpc;
+  m.data = m.inline_data;
+  std::memcpy(m.data, &note, sizeof note);
+  queue_arrival(pe_, *dst, m);
+}
+
+void NetHandler::on_ipc_done(const net::IpcDone &d) {
+  send_done(reinterpret_cast<void *>(static_cast<std::uintptr_t>(d.sender_request)), true);
+}
+
+void NetHandler::on_ipc_refused(const net::IpcRefused &r) {
+  // Our send, refused: its data goes to the receive through the network, for this PE from now on.
+  ipc_refused(r.receiver_pe) = true;
+  auto &req = *reinterpret_cast<Request *>(static_cast<std::uintptr_t>(r.sender_request));
+  net::Port &port = pe_.port();
+  const net::IpcData d{r.receiver_request,
+                       port.post_data(r.receiver_pe, req.send_buf, req.bytes,
+                                      pe_.devptrs().kind(req.send_buf), false, &req)};
+  port.send(r.receiver_pe, d);
+}
+
+void NetHandler::on_ipc_data(const net::IpcData &d) {
+  // Our receive, matched and refused earlier: its status is set (receive_ipc).
+  auto &rreq = *reinterpret_cast<Request *>(static_cast<std::uintptr_t>(d.receiver_request));
+  pe_.port().recv_data(d.data_id, rreq.recv_buf, rreq.capacity, pe_.devptrs().kind(rreq.recv_buf),
+                       &rreq);
+}
+
+} // namespace ampi::p2p

@@ -1,0 +1,149 @@
+// src/p2p/protocol.hpp — the one table that decides, once per message, which back-end carries it
+// and with which protocol, from its size, its memory kind and where the receiver is. Every
+// threshold that takes part is here (filled in from the settings table, src/settings, by core's
+// PeConfig::from_settings), and so are the names that AMPI_DEBUG_PROTOCOL=1 prints.
+// choose() is a pure function (unit-tested in tests/p2p/protocol_test.cpp): the back-ends only
+// carry out what it says.
+#pragma once
+
+#include "devptr_cache/devptr_cache.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace ampi::p2p {
+
+// Who carries a message: the PE itself (a copy between two of its ranks), this host's shared
+// memory (CUDA IPC today), or the network port.
+enum class Backend : std::uint8_t { Self, Host, Net };
+
+enum class Protocol : std::uint8_t {
+  // Same PE. A receive already posted gets one copy either way; they differ when it is not:
+  SelfEager,      // copied into the message (a buffer) and the send completes
+  SelfRendezvous, // the send waits; the receiver copies from its buffer once matched
+  // Same host, device memory: the receiver copies from the sender's buffer with CUDA IPC, then
+  // acknowledges (refused: the sender falls back to NetRendezvous for that PE).
+  HostIpc,
+  // Network port.
+  NetEager,      // the data travels in the envelope
+  NetGpuStaged,  // device data copied to a host buffer, then sent like NetEager
+  NetRendezvous, // the data waits under an id until the receiver has matched the envelope
+};
+inline constexpr std::size_t kProtocols = 6;
+
+// Where the receiver is, as far as the choice is concerned: its PE, or another PE on this host
+// whose device memory CUDA IPC may reach, or any other PE.
+enum class Locality : std::uint8_t { SamePe, SameHost, OtherHost };
+
+struct Choice {
+  Backend backend;
+  Protocol protocol;
+  friend constexpr bool operator==(Choice, Choice) = default;
+};
+
+// The thresholds. Defaults are today's measured ones (README, GPU section).
+struct Thresholds {
+  // Same PE: unexpected sends up to this size are buffered (AMPI_EAGER_LIMIT, core's PeConfig).
+  std::size_t self_eager_limit = 64 * 1024;
+  // Same PE: device data of at least this size is never buffered (two copies through the host);
+  // the receiver copies it directly (DevPtrCache::async_bytes, AMPI_GPU_ASYNC_BYTES).
+  std::size_t self_device_direct = 16 * 1024;
+  // Network: host data up to this size travels in the envelope (AMPI_UCX_EAGER_LIMIT).
+  std::size_t net_eager_limit = 8192;
+  // Network: device data up to this size is staged through the host and sent eagerly
+  // (AMPI_GPU_EAGER_LIMIT; at most net_eager_limit; 0: never).
+  std::size_t gpu_eager_limit = 0;
+  // CUDA IPC between processes of a host (AMPI_GPU_IPC=0 turns it off).
+  bool gpu_ipc = true;
+  // AMPI_GPU_IPC_REFUSE=1: receivers refuse every IPC message (tests the fallback).
+  bool gpu_ipc_refuse = false;
+  // AMPI_DEBUG_PROTOCOL=1: print the choice for each new (protocol, memory kind, size class).
+  bool debug = false;
+};
+
+// The decision. `synchronous`: MPI_Ssend and friends (never eager).
+constexpr Choice choose(const Thresholds &t, Locality where, gpu::MemKind kind, std::size_t bytes,
+                        bool synchronous) noexcept {
+  const bool device = kind != gpu::MemKind::Host; // gpu::is_device, usable in constexpr
+  if (where == Locality::SamePe) {
+    const bool device_direct = device && bytes >= t.self_device_direct;
+    if (!synchronous && bytes <= t.self_eager_limit && !device_direct)
+      return {Backend::Self, Protocol::SelfEager};
+    return {Backend::Self, Protocol::SelfRendezvous};
+  }
+  if (device) {
+    // Small device messages: one host copy beats a transfer of device memory (measured).
+    if (!synchronous && bytes <= t.gpu_eager_limit) return {Backend::Net, Protocol::NetGpuStaged};
+    // Managed memory cannot be exported with CUDA IPC.
+    if (kind == gpu::MemKind::Device && where == Locality::SameHost && t.gpu_ipc)
+      return {Backend::Host, Protocol::HostIpc};
+    return {Backend::Net, Protocol::NetRendezvous};
+  }
+  if (!synchronous && bytes <= t.net_eager_limit) return {Backend::Net, Protocol::NetEager};
+  return {Backend::Net, Protocol::NetRendezvous};
+}
+
+constexpr const char *name(Backend b) noexcept {
+  switch (b) {
+  case Backend::Self:
+    return "self";
+  case Backend::Host:
+    return "host";
+  case Backend::Net:
+    return "net";
+  }
+  return "?";
+}
+
+constexpr const char *name(Protocol p) noexcept {
+  switch (p) {
+  case Protocol::SelfEager:
+    return "eager";
+  case Protocol::SelfRendezvous:
+    return "rendezvous";
+  case Protocol::HostIpc:
+    return "cuda-ipc";
+  case Protocol::NetEager:
+    return "eager";
+  case Protocol::NetGpuStaged:
+    return "gpu-staged-eager";
+  case Protocol::NetRendezvous:
+    return "rendezvous";
+  }
+  return "?";
+}
+
+constexpr const char *name(gpu::MemKind k) noexcept {
+  switch (k) {
+  case gpu::MemKind::Host:
+    return "host";
+  case gpu::MemKind::Device:
+    return "device";
+  case gpu::MemKind::Managed:
+    return "managed";
+  }
+  return "?";
+}
+
+// The PE's table and its AMPI_DEBUG_PROTOCOL trace (one per PE: no locks, like the rest of it).
+class Protocols {
+public:
+  explicit Protocols(const Thresholds &t) noexcept : limits_(t) {}
+  const Thresholds &limits() const noexcept { return limits_; }
+  Choice choose(Locality where, gpu::MemKind kind, std::size_t bytes, bool synchronous) const {
+    return p2p::choose(limits_, where, kind, bytes, synchronous);
+  }
+  bool tracing() const noexcept { return limits_.debug; }
+  // Prints `c` for a message of `bytes` (memory `kind`) from `source` to `dest` (world ranks),
+  // the first time this protocol, kind and size class (power of two) come up.
+  void trace(Choice c, gpu::MemKind kind, std::size_t bytes, int source, int dest);
+
+private:
+  Thresholds limits_;
+  // Which size classes (bit widths 0..64, as a 65-bit set in two words) each protocol and
+  // memory kind printed.
+  std::array<std::array<std::uint64_t, 2>, kProtocols * 3> printed_{};
+};
+
+} // namespace ampi::p2p
