@@ -1,10 +1,11 @@
 #!/bin/sh
 # scripts/deps.sh — installs the Debian 12 packages ampi needs to build and test (needs root or
-# sudo). Safe to re-run.
+# sudo). Safe to re-run. python3 runs the include-layering check (scripts/check_layers.py) and
+# clang-format the formatting check (scripts/check_format.sh), both part of scripts/test.sh.
 set -eu
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-PKGS="valgrind cmake ninja-build g++ gcc make pkg-config binutils libboost-context-dev libgtest-dev googletest libucx-dev libpmix-dev libhwloc-dev slurm-wlm munge"
+PKGS="valgrind cmake ninja-build g++ gcc make pkg-config binutils libboost-context-dev libgtest-dev googletest libucx-dev libpmix-dev libhwloc-dev slurm-wlm munge python3 clang-format"
 missing=
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

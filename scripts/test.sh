@@ -7,6 +7,12 @@
 # report "skipped" on machines without a GPU. The first run includes the valgrind memcheck tests
 # (label `valgrind`), about 25 s on 2 cores.
 #
+# CI's checks of the code itself: the first build has -Werror (-DAMPI_WERROR=ON; the sanitizer
+# build keeps warnings as warnings: GCC's -fsanitize changes its analyses and their false
+# positives are not ours to chase); the include layering (scripts/check_layers.py, the test
+# layers.check of label unit) runs with the suite; scripts/check_format.sh (clang-format in check
+# mode on src/ and tests/) runs first and lists the files that differ. Each failure fails the script.
+#
 # AMPI_TEST_SANITIZERS=0 skips the sanitizer build and run. Both runs always happen (unless a
 # build fails); the script fails if either run had a failure.
 set -eu
@@ -21,13 +27,16 @@ if ! command -v valgrind >/dev/null 2>&1; then
 fi
 
 status=0
-scripts/build.sh build
+echo "== clang-format in check mode (src/, tests/)"
+scripts/check_format.sh || status=1
+
+scripts/build.sh build -DAMPI_WERROR=ON
 ctest --test-dir build --output-on-failure -j2 -LE "soak|sanitizer" || status=1
 
 if [ "${AMPI_TEST_SANITIZERS:-1}" != 0 ]; then
   echo "== the same suite under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DAMPI_SANITIZE=address,undefined >/dev/null
+    -DAMPI_SANITIZE=address,undefined -DAMPI_WERROR=OFF >/dev/null
   cmake --build build-asan
   ctest --test-dir build-asan --output-on-failure -j2 -LE soak || status=1
 fi
