@@ -2,8 +2,8 @@
 // operations to packed data.
 #include "coll/coll.hpp"
 
-#include "p2p/p2p.hpp"
 #include "core/pe.hpp"
+#include "p2p/p2p.hpp"
 
 #include <algorithm>
 #include <climits>

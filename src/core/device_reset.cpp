@@ -1,8 +1,8 @@
 // src/core/device_reset.cpp — the per-rank cudaDeviceReset (see device_reset.hpp).
 #include "core/device_reset.hpp"
 
-#include "privatize/got_patch.hpp"
 #include "core/pe.hpp"
+#include "privatize/got_patch.hpp"
 
 #include <dlfcn.h>
 

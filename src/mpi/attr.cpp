@@ -2,9 +2,9 @@
 // (MPI_Comm_create_keyval, ..., and the MPI-1 names MPI_Keyval_create, MPI_Attr_put/get/delete),
 // and the predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
 // MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, MPI_APPNUM), readable on every communicator.
-#include "mpi/comm_util.hpp"
 #include "core/pe.hpp"
 #include "core/rank.hpp"
+#include "mpi/comm_util.hpp"
 
 #include <cstring>
 

@@ -5,10 +5,10 @@
 #include "coll/coll.hpp"
 #include "comm/context.hpp"
 #include "comm/topology.hpp"
+#include "core/rank.hpp"
 #include "mpi/comm_util.hpp"
 #include "p2p/p2p.hpp"
 #include "pmi/host.hpp"
-#include "core/rank.hpp"
 
 #include <unistd.h>
 

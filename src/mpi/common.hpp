@@ -4,10 +4,10 @@
 #pragma once
 
 #include "comm/comm.hpp"
+#include "core/pe.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/type.hpp"
 #include "mpi/errors.hpp"
-#include "core/pe.hpp"
 
 #include <mpi.h>
 

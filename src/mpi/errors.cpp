@@ -1,8 +1,8 @@
 // src/mpi/errors.cpp — error classes and strings (predefined, and those a program adds with
 // MPI_Add_error_class/code/string), error handlers (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, user
 // handlers) and the functions that raise errors for the rest of the MPI layer.
-#include "mpi/common.hpp"
 #include "core/rank.hpp"
+#include "mpi/common.hpp"
 
 #include <cstdarg>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // src/mpi/group.cpp — the MPI group functions: a communicator's group, size and rank, rank
 // translation, comparison, the subset constructors (incl, excl, range_incl, range_excl), the set
 // operations (union, intersection, difference) and free. Errors go to MPI_COMM_WORLD's handler.
-#include "mpi/comm_util.hpp"
 #include "core/rank.hpp"
+#include "mpi/comm_util.hpp"
 
 #include <algorithm>
 #include <unordered_set>
@@ -41,7 +41,8 @@ std::unordered_set<int> member_set(const comm::Group &g) {
 }
 
 MPI_Group new_group(Rank &self, std::vector<int> world) {
-  return world.empty() ? MPI_GROUP_EMPTY : self.comm.groups.add(comm::Group::list(std::move(world)));
+  return world.empty() ? MPI_GROUP_EMPTY
+                       : self.comm.groups.add(comm::Group::list(std::move(world)));
 }
 
 // The ranks that the (first, last, stride) triplets name, each checked to be in the group and

@@ -1,9 +1,9 @@
 // src/mpi/info.cpp — MPI_Info objects: create, set, get, delete, the key queries, dup, free, and
 // MPI_INFO_ENV (the command, its arguments, the number of ranks, the host, the working
 // directory and the thread level). Errors go to MPI_COMM_WORLD's handler.
-#include "mpi/comm_util.hpp"
 #include "core/pe.hpp"
 #include "core/rank.hpp"
+#include "mpi/comm_util.hpp"
 
 #include <unistd.h>
 

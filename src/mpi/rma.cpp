@@ -60,7 +60,7 @@ const datatype::Type *win_type(rma::Window &w, MPI_Datatype t, const char *fn, c
 }
 
 #define AMPI_WIN_OR_RETURN(self, w, h, fn)                                                         \
-  rma::Window *w = (self).rma.windows.find(h);                                                         \
+  rma::Window *w = (self).rma.windows.find(h);                                                     \
   if (!w) return no_window(h, fn);
 
 int make_window(MPI_Comm comm, int flavor, void *base, MPI_Aint size, int disp_unit, MPI_Info info,

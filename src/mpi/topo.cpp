@@ -5,8 +5,8 @@
 #include "coll/coll.hpp"
 #include "comm/context.hpp"
 #include "comm/topology.hpp"
-#include "mpi/comm_util.hpp"
 #include "core/rank.hpp"
+#include "mpi/comm_util.hpp"
 
 #include <algorithm>
 #include <climits>

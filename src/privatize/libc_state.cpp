@@ -12,8 +12,8 @@
 #include "privatize/interpose.hpp"
 
 #include "core/pe.hpp"
-#include "ult/scheduler.hpp"
 #include "ult/os_threads.hpp"
+#include "ult/scheduler.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>

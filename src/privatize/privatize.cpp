@@ -13,10 +13,10 @@
 // cleaner process removes the directory when the process ends, however it ends.
 #include "privatize/privatize.hpp"
 
-#include "privatize/dynamic.hpp"
-#include "privatize/libc_state.hpp"
 #include "core/device_reset.hpp"
 #include "core/pe.hpp"
+#include "privatize/dynamic.hpp"
+#include "privatize/libc_state.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>

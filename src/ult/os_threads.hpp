@@ -29,8 +29,8 @@ struct ThreadStart {
   void *(*fn)(void *) = nullptr;
   void *arg = nullptr;
   void *owner = nullptr; // what created it (core: the creator's Rank)
-  bool counted = false; // counted in Threads::live_
-  bool done = false;    // its start routine has ended (under the mutex)
+  bool counted = false;  // counted in Threads::live_
+  bool done = false;     // its start routine has ended (under the mutex)
   std::shared_ptr<class Threads> threads;
 };
 

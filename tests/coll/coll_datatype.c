@@ -7,8 +7,13 @@
 
 #define GAP (-99)
 /* MPI_Type_vector(3, 2, 4, MPI_INT): data at 0,1, 4,5, 8,9 of every 10 ints (extent 10 ints) */
-static int pos(int k, int j) { return k * 10 + (j / 2) * 4 + j % 2; } /* j-th int of element k */
-static int is_data(int x) { int m = x % 10; return m == 0 || m == 1 || m == 4 || m == 5 || m == 8 || m == 9; }
+static int pos(int k, int j) {
+  return k * 10 + (j / 2) * 4 + j % 2;
+} /* j-th int of element k */
+static int is_data(int x) {
+  int m = x % 10;
+  return m == 0 || m == 1 || m == 4 || m == 5 || m == 8 || m == 9;
+}
 
 static void vec_max_op(void *in, void *inout, int *len, MPI_Datatype *type) {
   int size = 0;
@@ -48,57 +53,73 @@ int main(int argc, char **argv) {
     int *v = malloc(sizeof(int) * span * p), *w = malloc(sizeof(int) * span * p);
     int *flat = malloc(sizeof(int) * 6 * n * p);
     /* bcast from the last rank */
-    for (size_t x = 0; x < span; ++x) v[x] = is_data((int)x) ? (me == p - 1 ? (int)x : -1) : GAP;
+    for (size_t x = 0; x < span; ++x)
+      v[x] = is_data((int)x) ? (me == p - 1 ? (int)x : -1) : GAP;
     CHECK_MPI(MPI_Bcast(v, n, vec, p - 1, MPI_COMM_WORLD));
-    for (size_t x = 0; x < span; ++x) CHECK(v[x] == (is_data((int)x) ? (int)x : GAP), "vector bcast n=%d x=%zu", n, x);
+    for (size_t x = 0; x < span; ++x)
+      CHECK(v[x] == (is_data((int)x) ? (int)x : GAP), "vector bcast n=%d x=%zu", n, x);
     /* allreduce SUM and the user op (MAX) on vector elements; in place too */
-    for (size_t x = 0; x < span; ++x) v[x] = is_data((int)x) ? (int)x + me : GAP, w[x] = GAP;
+    for (size_t x = 0; x < span; ++x)
+      v[x] = is_data((int)x) ? (int)x + me : GAP, w[x] = GAP;
     CHECK_MPI(MPI_Allreduce(v, w, n, vec, MPI_SUM, MPI_COMM_WORLD));
     for (size_t x = 0; x < span; ++x)
-      CHECK(w[x] == (is_data((int)x) ? p * (int)x + p * (p - 1) / 2 : GAP), "vector allreduce n=%d x=%zu", n, x);
+      CHECK(w[x] == (is_data((int)x) ? p * (int)x + p * (p - 1) / 2 : GAP),
+            "vector allreduce n=%d x=%zu", n, x);
     MPI_Op vmax;
     CHECK_MPI(MPI_Op_create(vec_max_op, 1, &vmax));
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, v, n, vec, vmax, MPI_COMM_WORLD));
     for (size_t x = 0; x < span; ++x)
-      CHECK(v[x] == (is_data((int)x) ? (int)x + p - 1 : GAP), "vector user-op allreduce n=%d x=%zu", n, x);
+      CHECK(v[x] == (is_data((int)x) ? (int)x + p - 1 : GAP), "vector user-op allreduce n=%d x=%zu",
+            n, x);
     CHECK_MPI(MPI_Op_free(&vmax));
     /* scan */
-    for (size_t x = 0; x < span; ++x) v[x] = is_data((int)x) ? 1 : GAP, w[x] = GAP;
+    for (size_t x = 0; x < span; ++x)
+      v[x] = is_data((int)x) ? 1 : GAP, w[x] = GAP;
     CHECK_MPI(MPI_Scan(v, w, n, vec, MPI_SUM, MPI_COMM_WORLD));
-    for (size_t x = 0; x < span; ++x) CHECK(w[x] == (is_data((int)x) ? me + 1 : GAP), "vector scan x=%zu", x);
+    for (size_t x = 0; x < span; ++x)
+      CHECK(w[x] == (is_data((int)x) ? me + 1 : GAP), "vector scan x=%zu", x);
     /* gather: contiguous(6) sent, vectors received */
     for (int k = 0; k < n; ++k)
-      for (int j = 0; j < 6; ++j) flat[k * 6 + j] = me * 100000 + k * 6 + j;
-    for (size_t x = 0; x < span * p; ++x) w[x] = GAP;
+      for (int j = 0; j < 6; ++j)
+        flat[k * 6 + j] = me * 100000 + k * 6 + j;
+    for (size_t x = 0; x < span * p; ++x)
+      w[x] = GAP;
     CHECK_MPI(MPI_Gather(flat, n, six, w, n, vec, 0, MPI_COMM_WORLD));
     if (me == 0)
       for (int r = 0; r < p; ++r)
         for (int k = 0; k < n; ++k)
           for (int j = 0; j < 6; ++j)
-            CHECK(w[(size_t)r * span + pos(k, j)] == r * 100000 + k * 6 + j, "gather six->vector r=%d k=%d", r, k);
+            CHECK(w[(size_t)r * span + pos(k, j)] == r * 100000 + k * 6 + j,
+                  "gather six->vector r=%d k=%d", r, k);
     /* alltoall with vectors, non-blocking */
     for (int d = 0; d < p; ++d)
       for (int k = 0; k < n; ++k)
-        for (int j = 0; j < 6; ++j) v[(size_t)d * span + pos(k, j)] = me * 1000 + d * 10 + j;
-    for (size_t x = 0; x < span * p; ++x) w[x] = GAP;
+        for (int j = 0; j < 6; ++j)
+          v[(size_t)d * span + pos(k, j)] = me * 1000 + d * 10 + j;
+    for (size_t x = 0; x < span * p; ++x)
+      w[x] = GAP;
     MPI_Request req;
     CHECK_MPI(MPI_Ialltoall(v, n, vec, w, n, vec, MPI_COMM_WORLD, &req));
     CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     for (int s = 0; s < p; ++s)
       for (size_t x = 0; x < span; ++x) {
-        int want = is_data((int)x) ? s * 1000 + me * 10 + (int)(((x % 10) / 4) * 2 + (x % 10) % 4) : GAP;
+        int want =
+            is_data((int)x) ? s * 1000 + me * 10 + (int)(((x % 10) / 4) * 2 + (x % 10) % 4) : GAP;
         CHECK(w[(size_t)s * span + x] == want, "ialltoall vector s=%d x=%zu got %d want %d", s, x,
               w[(size_t)s * span + x], want);
       }
     /* allgatherv of contiguous(6) into vectors at reversed displacements */
     int *cnt = malloc(sizeof(int) * p), *dsp = malloc(sizeof(int) * p);
-    for (int r = 0; r < p; ++r) cnt[r] = n, dsp[r] = (p - 1 - r) * n;
-    for (size_t x = 0; x < span * p; ++x) w[x] = GAP;
+    for (int r = 0; r < p; ++r)
+      cnt[r] = n, dsp[r] = (p - 1 - r) * n;
+    for (size_t x = 0; x < span * p; ++x)
+      w[x] = GAP;
     CHECK_MPI(MPI_Allgatherv(flat, n, six, w, cnt, dsp, vec, MPI_COMM_WORLD));
     for (int r = 0; r < p; ++r)
       for (int k = 0; k < n; ++k)
         for (int j = 0; j < 6; ++j)
-          CHECK(w[(size_t)dsp[r] * 10 + pos(k, j)] == r * 100000 + k * 6 + j, "allgatherv vector r=%d", r);
+          CHECK(w[(size_t)dsp[r] * 10 + pos(k, j)] == r * 100000 + k * 6 + j,
+                "allgatherv vector r=%d", r);
     free(cnt), free(dsp), free(v), free(w), free(flat);
   }
   CHECK_MPI(MPI_Type_free(&vec));

@@ -5,10 +5,13 @@
  * pending, and MPI_Request_free on one. */
 #include "mpitest.h"
 
-static int val(int r, int i) { return r * 1000 + i; }
+static int val(int r, int i) {
+  return r * 1000 + i;
+}
 static long long sum_val(int lo, int hi, int i) {
   long long s = 0;
-  for (int r = lo; r < hi; ++r) s += val(r, i);
+  for (int r = lo; r < hi; ++r)
+    s += val(r, i);
   return s;
 }
 
@@ -20,12 +23,18 @@ static void run(int n, int mode) {
   CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
   const size_t pn = (size_t)p * n;
   int *bc = malloc(sizeof(int) * n), *ar1 = malloc(sizeof(int) * n), *ar2 = malloc(sizeof(int) * n);
-  int *src = malloc(sizeof(int) * pn), *ga = malloc(sizeof(int) * pn), *ag = malloc(sizeof(int) * pn);
-  int *sc = malloc(sizeof(int) * n), *a2s = malloc(sizeof(int) * pn), *a2r = malloc(sizeof(int) * pn);
-  int *scn = malloc(sizeof(int) * n), *exs = malloc(sizeof(int) * n), *rsb = malloc(sizeof(int) * n);
-  int *rsin = malloc(sizeof(int) * pn), *red = malloc(sizeof(int) * n), *agv = malloc(sizeof(int) * pn);
-  int *cnt = malloc(sizeof(int) * p), *dsp = malloc(sizeof(int) * p), *gv = malloc(sizeof(int) * pn);
-  int *sv = malloc(sizeof(int) * n), *a2v = malloc(sizeof(int) * pn), *rscnt = malloc(sizeof(int) * p);
+  int *src = malloc(sizeof(int) * pn), *ga = malloc(sizeof(int) * pn),
+      *ag = malloc(sizeof(int) * pn);
+  int *sc = malloc(sizeof(int) * n), *a2s = malloc(sizeof(int) * pn),
+      *a2r = malloc(sizeof(int) * pn);
+  int *scn = malloc(sizeof(int) * n), *exs = malloc(sizeof(int) * n),
+      *rsb = malloc(sizeof(int) * n);
+  int *rsin = malloc(sizeof(int) * pn), *red = malloc(sizeof(int) * n),
+      *agv = malloc(sizeof(int) * pn);
+  int *cnt = malloc(sizeof(int) * p), *dsp = malloc(sizeof(int) * p),
+      *gv = malloc(sizeof(int) * pn);
+  int *sv = malloc(sizeof(int) * n), *a2v = malloc(sizeof(int) * pn),
+      *rscnt = malloc(sizeof(int) * p);
   int *rs = malloc(sizeof(int) * n);
   for (int i = 0; i < n; ++i) {
     bc[i] = me == p - 1 ? val(p - 1, i) : -1;
@@ -39,7 +48,8 @@ static void run(int n, int mode) {
       rsin[(size_t)d * n + i] = val(me, d * n + i);
       ga[(size_t)d * n + i] = val(d, i) + 7; /* scatter source at the root */
     }
-  for (int r = 0; r < p; ++r) cnt[r] = n, dsp[r] = r * n, rscnt[r] = n;
+  for (int r = 0; r < p; ++r)
+    cnt[r] = n, dsp[r] = r * n, rscnt[r] = n;
 
   MPI_Request q[18];
   int k = 0;
@@ -57,7 +67,8 @@ static void run(int n, int mode) {
   CHECK_MPI(MPI_Iallgatherv(src, n, MPI_INT, agv, cnt, dsp, MPI_INT, dup, &q[k++]));
   CHECK_MPI(MPI_Igatherv(src, n, MPI_INT, gv, cnt, dsp, MPI_INT, 0, MPI_COMM_WORLD, &q[k++]));
   CHECK_MPI(MPI_Iscatterv(ga, cnt, dsp, MPI_INT, sv, n, MPI_INT, p - 1, MPI_COMM_WORLD, &q[k++]));
-  CHECK_MPI(MPI_Ialltoallv(a2s, cnt, dsp, MPI_INT, a2v, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &q[k++]));
+  CHECK_MPI(
+      MPI_Ialltoallv(a2s, cnt, dsp, MPI_INT, a2v, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &q[k++]));
   CHECK_MPI(MPI_Ireduce_scatter(rsin, rs, rscnt, MPI_INT, MPI_SUM, dup, &q[k++]));
   int *gat = malloc(sizeof(int) * pn);
   CHECK_MPI(MPI_Igather(src, n, MPI_INT, gat, n, MPI_INT, p - 1, MPI_COMM_WORLD, &q[k++]));
@@ -67,8 +78,8 @@ static void run(int n, int mode) {
 
   /* while they are pending: a ring exchange and a blocking collective */
   int token = me, got = -1;
-  CHECK_MPI(MPI_Sendrecv(&token, 1, MPI_INT, (me + 1) % p, 5, &got, 1, MPI_INT, (me - 1 + p) % p, 5, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Sendrecv(&token, 1, MPI_INT, (me + 1) % p, 5, &got, 1, MPI_INT, (me - 1 + p) % p, 5,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   CHECK(got == (me - 1 + p) % p, "ring token %d", got);
   int one = 1, all = 0;
   CHECK_MPI(MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -97,19 +108,27 @@ static void run(int n, int mode) {
   }
   case 3: { /* Test on each, then Testall, Testany, Testsome */
     int flag = 0;
-    while (!flag) CHECK_MPI(MPI_Test(&q[0], &flag, MPI_STATUS_IGNORE));
+    while (!flag)
+      CHECK_MPI(MPI_Test(&q[0], &flag, MPI_STATUS_IGNORE));
     CHECK(q[0] == MPI_REQUEST_NULL, "test did not free the request");
     int idx, outc, ids[18];
-    do CHECK_MPI(MPI_Testany(k, q, &idx, &flag, MPI_STATUS_IGNORE)); while (!flag);
-    do CHECK_MPI(MPI_Testsome(k, q, &outc, ids, MPI_STATUSES_IGNORE)); while (outc == 0);
+    do
+      CHECK_MPI(MPI_Testany(k, q, &idx, &flag, MPI_STATUS_IGNORE));
+    while (!flag);
+    do
+      CHECK_MPI(MPI_Testsome(k, q, &outc, ids, MPI_STATUSES_IGNORE));
+    while (outc == 0);
     flag = 0;
-    while (!flag) CHECK_MPI(MPI_Testall(k, q, &flag, MPI_STATUSES_IGNORE));
+    while (!flag)
+      CHECK_MPI(MPI_Testall(k, q, &flag, MPI_STATUSES_IGNORE));
     break;
   }
   default: /* MPI_Wait in reverse order */
-    for (int j = k - 1; j >= 0; --j) CHECK_MPI(MPI_Wait(&q[j], MPI_STATUS_IGNORE));
+    for (int j = k - 1; j >= 0; --j)
+      CHECK_MPI(MPI_Wait(&q[j], MPI_STATUS_IGNORE));
   }
-  for (int j = 0; j < k; ++j) CHECK(q[j] == MPI_REQUEST_NULL, "request %d still active", j);
+  for (int j = 0; j < k; ++j)
+    CHECK(q[j] == MPI_REQUEST_NULL, "request %d still active", j);
 
   for (int i = 0; i < n; ++i) {
     CHECK(bc[i] == val(p - 1, i), "ibcast n=%d i=%d", n, i);
@@ -144,7 +163,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const int counts[] = {1, 7, 20000};
   for (int mode = 0; mode < 5; ++mode)
-    for (int k = 0; k < 3; ++k) run(counts[k], mode);
+    for (int k = 0; k < 3; ++k)
+      run(counts[k], mode);
   /* many small ones in flight on one communicator, issued in the same order everywhere */
   {
     int p, me;
@@ -158,7 +178,8 @@ int main(int argc, char **argv) {
       CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, &v[j], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[j]));
     }
     CHECK_MPI(MPI_Waitall(N, q, MPI_STATUSES_IGNORE));
-    for (int j = 0; j < N; ++j) CHECK(v[j] == p * (p - 1) / 2 + p * j, "iallreduce #%d gave %d", j, v[j]);
+    for (int j = 0; j < N; ++j)
+      CHECK(v[j] == p * (p - 1) / 2 + p * j, "iallreduce #%d gave %d", j, v[j]);
   }
   mt_ok("coll_nonblocking");
   MPI_Finalize();

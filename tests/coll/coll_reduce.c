@@ -24,7 +24,8 @@ static void matmul_op(void *in, void *inout, int *len, MPI_Datatype *type) {
   CHECK(*type == MPI_LONG_LONG, "user op got the wrong datatype");
   const long long *a = in;
   long long *b = inout;
-  for (int k = 0; k < *len / 4; ++k) matmul(a + 4 * k, b + 4 * k, b + 4 * k);
+  for (int k = 0; k < *len / 4; ++k)
+    matmul(a + 4 * k, b + 4 * k, b + 4 * k);
 }
 /* product of the matrices of ranks [lo, hi) for element i */
 static void expected_product(int lo, int hi, int i, long long *out) {
@@ -39,14 +40,18 @@ static void sum_op(void *in, void *inout, int *len, MPI_Datatype *type) {
   (void)type;
   const int *a = in;
   int *b = inout;
-  for (int i = 0; i < *len; ++i) b[i] += a[i];
+  for (int i = 0; i < *len; ++i)
+    b[i] += a[i];
 }
 
-static int val(int r, int i) { return r + 3 * i; }
+static int val(int r, int i) {
+  return r + 3 * i;
+}
 /* sum over ranks [lo, hi) of val(r, i) */
 static long long sum_val(int lo, int hi, int i) {
   long long s = 0;
-  for (int r = lo; r < hi; ++r) s += val(r, i);
+  for (int r = lo; r < hi; ++r)
+    s += val(r, i);
   return s;
 }
 
@@ -69,47 +74,64 @@ int main(int argc, char **argv) {
 
   for (int k = 0; k < 4; ++k) {
     const int n = counts[k];
-    int *in = malloc(sizeof(int) * (n + 1) * (p + 1)), *out = malloc(sizeof(int) * (n + 1) * (p + 1));
+    int *in = malloc(sizeof(int) * (n + 1) * (p + 1)),
+        *out = malloc(sizeof(int) * (n + 1) * (p + 1));
     double *din = malloc(sizeof(double) * (n + 1)), *dout = malloc(sizeof(double) * (n + 1));
-    for (int i = 0; i < n; ++i) in[i] = val(me, i), din[i] = val(me, i) * 0.5;
+    for (int i = 0; i < n; ++i)
+      in[i] = val(me, i), din[i] = val(me, i) * 0.5;
     /* allreduce: SUM, MAX, MIN, BXOR; in place; user commutative sum */
     CHECK_MPI(MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    for (int i = 0; i < n; ++i) CHECK(out[i] == sum_val(0, p, i), "allreduce sum n=%d i=%d got %d", n, i, out[i]);
+    for (int i = 0; i < n; ++i)
+      CHECK(out[i] == sum_val(0, p, i), "allreduce sum n=%d i=%d got %d", n, i, out[i]);
     CHECK_MPI(MPI_Allreduce(din, dout, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-    for (int i = 0; i < n; ++i) CHECK(dout[i] == sum_val(0, p, i) * 0.5, "allreduce dsum n=%d i=%d", n, i);
+    for (int i = 0; i < n; ++i)
+      CHECK(dout[i] == sum_val(0, p, i) * 0.5, "allreduce dsum n=%d i=%d", n, i);
     CHECK_MPI(MPI_Allreduce(in, out, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-    for (int i = 0; i < n; ++i) CHECK(out[i] == val(p - 1, i), "allreduce max n=%d i=%d", n, i);
+    for (int i = 0; i < n; ++i)
+      CHECK(out[i] == val(p - 1, i), "allreduce max n=%d i=%d", n, i);
     CHECK_MPI(MPI_Allreduce(in, out, n, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    for (int i = 0; i < n; ++i) CHECK(out[i] == val(0, i), "allreduce min n=%d i=%d", n, i);
+    for (int i = 0; i < n; ++i)
+      CHECK(out[i] == val(0, i), "allreduce min n=%d i=%d", n, i);
     CHECK_MPI(MPI_Allreduce(in, out, n, MPI_INT, MPI_BXOR, MPI_COMM_WORLD));
     for (int i = 0; i < n; ++i) {
       int x = 0;
-      for (int r = 0; r < p; ++r) x ^= val(r, i);
+      for (int r = 0; r < p; ++r)
+        x ^= val(r, i);
       CHECK(out[i] == x, "allreduce bxor n=%d i=%d", n, i);
     }
-    for (int i = 0; i < n; ++i) out[i] = val(me, i);
+    for (int i = 0; i < n; ++i)
+      out[i] = val(me, i);
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    for (int i = 0; i < n; ++i) CHECK(out[i] == sum_val(0, p, i), "allreduce in place n=%d i=%d", n, i);
+    for (int i = 0; i < n; ++i)
+      CHECK(out[i] == sum_val(0, p, i), "allreduce in place n=%d i=%d", n, i);
     CHECK_MPI(MPI_Allreduce(in, out, n, MPI_INT, sumop, MPI_COMM_WORLD));
-    for (int i = 0; i < n; ++i) CHECK(out[i] == sum_val(0, p, i), "allreduce user sum n=%d i=%d", n, i);
+    for (int i = 0; i < n; ++i)
+      CHECK(out[i] == sum_val(0, p, i), "allreduce user sum n=%d i=%d", n, i);
 
     /* reduce to every root (in place at the root on odd roots) */
     for (int root = 0; root < p; ++root) {
       const int inplace = root % 2;
-      for (int i = 0; i < n; ++i) out[i] = inplace && me == root ? val(me, i) : -1;
-      CHECK_MPI(MPI_Reduce(inplace && me == root ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD));
+      for (int i = 0; i < n; ++i)
+        out[i] = inplace && me == root ? val(me, i) : -1;
+      CHECK_MPI(MPI_Reduce(inplace && me == root ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM,
+                           root, MPI_COMM_WORLD));
       if (me == root)
-        for (int i = 0; i < n; ++i) CHECK(out[i] == sum_val(0, p, i), "reduce root=%d n=%d i=%d", root, n, i);
+        for (int i = 0; i < n; ++i)
+          CHECK(out[i] == sum_val(0, p, i), "reduce root=%d n=%d i=%d", root, n, i);
     }
     /* reduce_scatter_block: rank r gets elements [r*n, (r+1)*n) of the sum; in place too */
     for (int inplace = 0; inplace < 2; ++inplace) {
       int *full = inplace ? out : in;
-      for (int j = 0; j < p * n; ++j) full[j] = val(me, j);
+      for (int j = 0; j < p * n; ++j)
+        full[j] = val(me, j);
       if (!inplace)
-        for (int i = 0; i < n; ++i) out[i] = -1;
-      CHECK_MPI(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (int i = 0; i < n; ++i)
+          out[i] = -1;
+      CHECK_MPI(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM,
+                                         MPI_COMM_WORLD));
       for (int i = 0; i < n; ++i)
-        CHECK(out[i] == sum_val(0, p, me * n + i), "reduce_scatter_block inplace=%d n=%d i=%d", inplace, n, i);
+        CHECK(out[i] == sum_val(0, p, me * n + i), "reduce_scatter_block inplace=%d n=%d i=%d",
+              inplace, n, i);
     }
     /* reduce_scatter with counts n + r % 2 (n > 0) */
     {
@@ -120,35 +142,46 @@ int main(int argc, char **argv) {
         total += rc[r];
       }
       int *full = malloc(sizeof(int) * (total + 1)), *mine = malloc(sizeof(int) * (total + 1));
-      for (int j = 0; j < total; ++j) full[j] = val(me, j);
+      for (int j = 0; j < total; ++j)
+        full[j] = val(me, j);
       CHECK_MPI(MPI_Reduce_scatter(full, mine, rc, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-      for (int i = 0; i < rc[me]; ++i) CHECK(mine[i] == sum_val(0, p, start + i), "reduce_scatter n=%d i=%d", n, i);
+      for (int i = 0; i < rc[me]; ++i)
+        CHECK(mine[i] == sum_val(0, p, start + i), "reduce_scatter n=%d i=%d", n, i);
       CHECK_MPI(MPI_Reduce_scatter(MPI_IN_PLACE, full, rc, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-      for (int i = 0; i < rc[me]; ++i) CHECK(full[i] == sum_val(0, p, start + i), "reduce_scatter in place n=%d i=%d", n, i);
+      for (int i = 0; i < rc[me]; ++i)
+        CHECK(full[i] == sum_val(0, p, start + i), "reduce_scatter in place n=%d i=%d", n, i);
       free(rc);
       free(full);
       free(mine);
     }
     /* scan and exscan (in place too) */
-    for (int i = 0; i < n; ++i) in[i] = val(me, i);
+    for (int i = 0; i < n; ++i)
+      in[i] = val(me, i);
     CHECK_MPI(MPI_Scan(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    for (int i = 0; i < n; ++i) CHECK(out[i] == sum_val(0, me + 1, i), "scan n=%d i=%d", n, i);
+    for (int i = 0; i < n; ++i)
+      CHECK(out[i] == sum_val(0, me + 1, i), "scan n=%d i=%d", n, i);
     CHECK_MPI(MPI_Scan(MPI_IN_PLACE, in, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    for (int i = 0; i < n; ++i) CHECK(in[i] == sum_val(0, me + 1, i), "scan in place n=%d i=%d", n, i);
-    for (int i = 0; i < n; ++i) in[i] = val(me, i), out[i] = -9;
+    for (int i = 0; i < n; ++i)
+      CHECK(in[i] == sum_val(0, me + 1, i), "scan in place n=%d i=%d", n, i);
+    for (int i = 0; i < n; ++i)
+      in[i] = val(me, i), out[i] = -9;
     CHECK_MPI(MPI_Exscan(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     if (me > 0)
-      for (int i = 0; i < n; ++i) CHECK(out[i] == sum_val(0, me, i), "exscan n=%d i=%d", n, i);
+      for (int i = 0; i < n; ++i)
+        CHECK(out[i] == sum_val(0, me, i), "exscan n=%d i=%d", n, i);
     CHECK_MPI(MPI_Exscan(MPI_IN_PLACE, in, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     if (me > 0)
-      for (int i = 0; i < n; ++i) CHECK(in[i] == sum_val(0, me, i), "exscan in place n=%d i=%d", n, i);
+      for (int i = 0; i < n; ++i)
+        CHECK(in[i] == sum_val(0, me, i), "exscan in place n=%d i=%d", n, i);
 
     /* the non-commutative matrix product: allreduce, reduce at each root, scan, exscan,
      * reduce_scatter_block; large enough counts to take every algorithm */
     const int nm = n / 4 + (n > 0); /* matrices */
-    long long *ma = malloc(sizeof(long long) * 4 * (nm * p + 1)), *mb = malloc(sizeof(long long) * 4 * (nm * p + 1));
+    long long *ma = malloc(sizeof(long long) * 4 * (nm * p + 1)),
+              *mb = malloc(sizeof(long long) * 4 * (nm * p + 1));
     long long want[4];
-    for (int i = 0; i < nm; ++i) rank_matrix(me, i, ma + 4 * i);
+    for (int i = 0; i < nm; ++i)
+      rank_matrix(me, i, ma + 4 * i);
     CHECK_MPI(MPI_Allreduce(ma, mb, 4 * nm, MPI_LONG_LONG, matop, MPI_COMM_WORLD));
     for (int i = 0; i < nm; ++i) {
       expected_product(0, p, i, want);
@@ -173,14 +206,16 @@ int main(int argc, char **argv) {
         expected_product(0, me, i, want);
         CHECK(memcmp(mb + 4 * i, want, sizeof want) == 0, "exscan matop i=%d", i);
       }
-    for (int j = 0; j < nm * p; ++j) rank_matrix(me, j, ma + 4 * j);
+    for (int j = 0; j < nm * p; ++j)
+      rank_matrix(me, j, ma + 4 * j);
     CHECK_MPI(MPI_Reduce_scatter_block(ma, mb, 4 * nm, MPI_LONG_LONG, matop, MPI_COMM_WORLD));
     for (int i = 0; i < nm; ++i) {
       expected_product(0, p, me * nm + i, want);
       CHECK(memcmp(mb + 4 * i, want, sizeof want) == 0, "reduce_scatter_block matop i=%d", i);
     }
     /* Reduce_local with the user op: mb = ma x mb */
-    for (int i = 0; i < nm; ++i) rank_matrix(1, i, ma + 4 * i), rank_matrix(2, i, mb + 4 * i);
+    for (int i = 0; i < nm; ++i)
+      rank_matrix(1, i, ma + 4 * i), rank_matrix(2, i, mb + 4 * i);
     CHECK_MPI(MPI_Reduce_local(ma, mb, 4 * nm, MPI_LONG_LONG, matop));
     for (int i = 0; i < nm; ++i) {
       expected_product(1, 3, i, want);
@@ -191,14 +226,27 @@ int main(int argc, char **argv) {
 
     /* MINLOC / MAXLOC on MPI_DOUBLE_INT (padded), MPI_2INT, MPI_FLOAT_INT, MPI_LONG_INT */
     {
-      struct { double v; int i; } *d = malloc(sizeof(*d) * (n + 1)), *dr = malloc(sizeof(*d) * (n + 1));
-      struct { int v; int i; } *t = malloc(sizeof(*t) * (n + 1)), *tr = malloc(sizeof(*t) * (n + 1));
-      struct { long v; int i; } *l = malloc(sizeof(*l) * (n + 1)), *lr = malloc(sizeof(*l) * (n + 1));
-      struct { float v; int i; } *f = malloc(sizeof(*f) * (n + 1)), *fr = malloc(sizeof(*f) * (n + 1));
+      struct {
+        double v;
+        int i;
+      } *d = malloc(sizeof(*d) * (n + 1)), *dr = malloc(sizeof(*d) * (n + 1));
+      struct {
+        int v;
+        int i;
+      } *t = malloc(sizeof(*t) * (n + 1)), *tr = malloc(sizeof(*t) * (n + 1));
+      struct {
+        long v;
+        int i;
+      } *l = malloc(sizeof(*l) * (n + 1)), *lr = malloc(sizeof(*l) * (n + 1));
+      struct {
+        float v;
+        int i;
+      } *f = malloc(sizeof(*f) * (n + 1)), *fr = malloc(sizeof(*f) * (n + 1));
       /* value (r * 5 + i) % p: ties broken by the lowest rank */
       for (int i = 0; i < n; ++i) {
         int v = (me * 5 + i) % p;
-        d[i].v = v, d[i].i = me, t[i].v = v, t[i].i = me, l[i].v = v, l[i].i = me, f[i].v = (float)v, f[i].i = me;
+        d[i].v = v, d[i].i = me, t[i].v = v, t[i].i = me, l[i].v = v, l[i].i = me,
+        f[i].v = (float)v, f[i].i = me;
       }
       CHECK_MPI(MPI_Allreduce(d, dr, n, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD));
       CHECK_MPI(MPI_Allreduce(t, tr, n, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD));
@@ -211,8 +259,9 @@ int main(int argc, char **argv) {
           if (v < minv) minv = v, minr = r;
           if (v > maxv) maxv = v, maxr = r;
         }
-        CHECK(dr[i].v == minv && dr[i].i == minr, "minloc double_int n=%d i=%d got (%g,%d) want (%d,%d)", n, i, dr[i].v,
-              dr[i].i, minv, minr);
+        CHECK(dr[i].v == minv && dr[i].i == minr,
+              "minloc double_int n=%d i=%d got (%g,%d) want (%d,%d)", n, i, dr[i].v, dr[i].i, minv,
+              minr);
         CHECK(tr[i].v == maxv && tr[i].i == maxr, "maxloc 2int n=%d i=%d", n, i);
         CHECK(lr[i].v == maxv && lr[i].i == maxr, "maxloc long_int n=%d i=%d", n, i);
         if (me == 0) CHECK(fr[i].v == minv && fr[i].i == minr, "minloc float_int n=%d i=%d", n, i);
@@ -232,7 +281,8 @@ int main(int argc, char **argv) {
     unsigned char uc[NC], ucr[NC];
     char cc[NC], ccr[NC];
     for (int i = 0; i < NC; ++i)
-      sc[i] = (signed char)(me * 7 + i - 100), uc[i] = (unsigned char)(me * 11 + i), cc[i] = (char)(me + i % 5);
+      sc[i] = (signed char)(me * 7 + i - 100), uc[i] = (unsigned char)(me * 11 + i),
+      cc[i] = (char)(me + i % 5);
     CHECK_MPI(MPI_Allreduce(cc, ccr, NC, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD));
     CHECK_MPI(MPI_Allreduce(sc, scr, NC, MPI_SIGNED_CHAR, MPI_MIN, MPI_COMM_WORLD));
     CHECK_MPI(MPI_Reduce(uc, ucr, NC, MPI_UNSIGNED_CHAR, MPI_PROD, p - 1, MPI_COMM_WORLD));
@@ -246,18 +296,22 @@ int main(int argc, char **argv) {
       }
       CHECK(ccr[i] == (char)sum, "MPI_SUM on MPI_CHAR i=%d got %d want %d", i, ccr[i], (char)sum);
       CHECK(scr[i] == mn, "MPI_MIN on MPI_SIGNED_CHAR i=%d got %d want %d", i, scr[i], mn);
-      if (me == p - 1) CHECK(ucr[i] == prod, "MPI_PROD on MPI_UNSIGNED_CHAR i=%d got %u want %u", i, ucr[i], prod);
+      if (me == p - 1)
+        CHECK(ucr[i] == prod, "MPI_PROD on MPI_UNSIGNED_CHAR i=%d got %u want %u", i, ucr[i], prod);
     }
     MPI_Request req;
     CHECK_MPI(MPI_Iallreduce(cc, ccr, NC, MPI_CHAR, MPI_MAX, MPI_COMM_WORLD, &req));
     CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    for (int i = 0; i < NC; ++i) CHECK(ccr[i] == (char)(p - 1 + i % 5), "MPI_MAX on MPI_CHAR i=%d", i);
+    for (int i = 0; i < NC; ++i)
+      CHECK(ccr[i] == (char)(p - 1 + i % 5), "MPI_MAX on MPI_CHAR i=%d", i);
     int rc[64];
-    for (int r = 0; r < p && r < 64; ++r) rc[r] = 1;
+    for (int r = 0; r < p && r < 64; ++r)
+      rc[r] = 1;
     if (p <= 64) {
       CHECK_MPI(MPI_Reduce_scatter(cc, ccr, rc, MPI_CHAR, MPI_BOR, MPI_COMM_WORLD));
       int bor = 0;
-      for (int r = 0; r < p; ++r) bor |= r + me % 5;
+      for (int r = 0; r < p; ++r)
+        bor |= r + me % 5;
       CHECK(ccr[0] == (char)bor, "MPI_BOR on MPI_CHAR got %d want %d", ccr[0], bor);
     }
   }

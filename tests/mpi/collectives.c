@@ -27,20 +27,37 @@ typedef struct {
 } Comm;
 
 /* ---- contributions ---- */
-static int v_sum(int w, int i) { return w * 7 + i * 3 - 50; }
+static int v_sum(int w, int i) {
+  return w * 7 + i * 3 - 50;
+}
 static int v_prod(int w, int i) {
-  if ((w * 3 + i) % 11 == 0)
-    return 2;
+  if ((w * 3 + i) % 11 == 0) return 2;
   return (w + i) % 5 == 0 ? -1 : 1;
 }
-static int v_mm(int w, int i) { return (w * 37 + i * 11) % 101 - 50; }
-static int v_land(int w, int i) { return (w + i) % 13 != 0 ? (i % 3) + 1 : 0; }
-static int v_lor(int w, int i) { return (w * 5 + i) % 17 == 0 ? i + 1 : 0; }
-static int v_bor(int w, int i) { return 1 << ((w + i) % 31); }
-static unsigned v_bxor(int w, int i) { return (unsigned)w * 2654435761u ^ (unsigned)i * 40503u; }
-static double v_dbl(int w, int i) { return (double)((w * 13 + i * 7) % 1000) * 0.5 - 100.0; }
-static long v_long(int w, int i) { return (long)w * 100000L - (long)i * 3L; }
-static int v_loc(int w, int i) { return (w * 29 + i * 5) % 17; } /* many ties */
+static int v_mm(int w, int i) {
+  return (w * 37 + i * 11) % 101 - 50;
+}
+static int v_land(int w, int i) {
+  return (w + i) % 13 != 0 ? (i % 3) + 1 : 0;
+}
+static int v_lor(int w, int i) {
+  return (w * 5 + i) % 17 == 0 ? i + 1 : 0;
+}
+static int v_bor(int w, int i) {
+  return 1 << ((w + i) % 31);
+}
+static unsigned v_bxor(int w, int i) {
+  return (unsigned)w * 2654435761u ^ (unsigned)i * 40503u;
+}
+static double v_dbl(int w, int i) {
+  return (double)((w * 13 + i * 7) % 1000) * 0.5 - 100.0;
+}
+static long v_long(int w, int i) {
+  return (long)w * 100000L - (long)i * 3L;
+}
+static int v_loc(int w, int i) {
+  return (w * 29 + i * 5) % 17;
+} /* many ties */
 
 typedef struct {
   int val, loc;
@@ -64,25 +81,32 @@ enum {
   NINTOPS
 };
 static MPI_Op int_op(int k) {
-  static const MPI_Op ops[NINTOPS] = {MPI_SUM,  MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND,
-                                      MPI_LOR,  MPI_LXOR, MPI_BOR, MPI_BXOR, MPI_BAND};
+  static const MPI_Op ops[NINTOPS] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN,  MPI_LAND,
+                                      MPI_LOR, MPI_LXOR, MPI_BOR, MPI_BXOR, MPI_BAND};
   return ops[k];
 }
-static const char *const kIntOpNames[NINTOPS] = {"SUM",  "PROD", "MAX", "MIN", "LAND",
-                                                 "LOR",  "LXOR", "BOR", "BXOR", "BAND"};
+static const char *const kIntOpNames[NINTOPS] = {"SUM", "PROD", "MAX", "MIN",  "LAND",
+                                                 "LOR", "LXOR", "BOR", "BXOR", "BAND"};
 
 static int int_contrib(int k, int w, int i) {
   switch (k) {
-  case OP_SUM: return v_sum(w, i);
-  case OP_PROD: return v_prod(w, i);
+  case OP_SUM:
+    return v_sum(w, i);
+  case OP_PROD:
+    return v_prod(w, i);
   case OP_MAX:
-  case OP_MIN: return v_mm(w, i);
-  case OP_LAND: return v_land(w, i);
+  case OP_MIN:
+    return v_mm(w, i);
+  case OP_LAND:
+    return v_land(w, i);
   case OP_LOR:
-  case OP_LXOR: return v_lor(w, i);
+  case OP_LXOR:
+    return v_lor(w, i);
   case OP_BOR:
-  case OP_BAND: return v_bor(w, i) | (k == OP_BAND ? ~(1 << ((w * 3 + i) % 29)) : 0);
-  case OP_BXOR: return (int)(v_bxor(w, i) & 0x7fffffff);
+  case OP_BAND:
+    return v_bor(w, i) | (k == OP_BAND ? ~(1 << ((w * 3 + i) % 29)) : 0);
+  case OP_BXOR:
+    return (int)(v_bxor(w, i) & 0x7fffffff);
   }
   return 0;
 }
@@ -92,16 +116,36 @@ static int int_expected(const Comm *c, int k, int i) {
   for (r = 1; r < c->size; ++r) {
     const int x = int_contrib(k, c->world[r], i);
     switch (k) {
-    case OP_SUM: acc += x; break;
-    case OP_PROD: acc *= x; break;
-    case OP_MAX: acc = x > acc ? x : acc; break;
-    case OP_MIN: acc = x < acc ? x : acc; break;
-    case OP_LAND: acc = acc && x; break;
-    case OP_LOR: acc = acc || x; break;
-    case OP_LXOR: acc = !acc != !x; break;
-    case OP_BOR: acc |= x; break;
-    case OP_BXOR: acc ^= x; break;
-    case OP_BAND: acc &= x; break;
+    case OP_SUM:
+      acc += x;
+      break;
+    case OP_PROD:
+      acc *= x;
+      break;
+    case OP_MAX:
+      acc = x > acc ? x : acc;
+      break;
+    case OP_MIN:
+      acc = x < acc ? x : acc;
+      break;
+    case OP_LAND:
+      acc = acc && x;
+      break;
+    case OP_LOR:
+      acc = acc || x;
+      break;
+    case OP_LXOR:
+      acc = !acc != !x;
+      break;
+    case OP_BOR:
+      acc |= x;
+      break;
+    case OP_BXOR:
+      acc ^= x;
+      break;
+    case OP_BAND:
+      acc &= x;
+      break;
     }
   }
   return acc;
@@ -112,8 +156,7 @@ static int int_expected(const Comm *c, int k, int i) {
 static int int_matches(int k, int got, int want, int single) {
   if ((k == OP_LAND || k == OP_LOR || k == OP_LXOR) && !single)
     return (got != 0) == (want != 0) && (got == 0 || got == 1);
-  if (k == OP_LAND || k == OP_LOR || k == OP_LXOR)
-    return (got != 0) == (want != 0);
+  if (k == OP_LAND || k == OP_LOR || k == OP_LXOR) return (got != 0) == (want != 0);
   return got == want;
 }
 
@@ -144,8 +187,9 @@ static void barrier_test(const Comm *c) {
   CHECK_MPI(MPI_Allreduce(in, out, 1, MPI_DOUBLE, MPI_MIN, c->comm));
   min_exit = out[0];
   if (one_clock)
-    CHECK(max_enter <= min_exit, "%s: a rank left MPI_Barrier at %.9f before the last one "
-                                 "entered at %.9f",
+    CHECK(max_enter <= min_exit,
+          "%s: a rank left MPI_Barrier at %.9f before the last one "
+          "entered at %.9f",
           c->name, min_exit, max_enter);
 }
 
@@ -265,8 +309,8 @@ static void reduce_others(const Comm *c, int root, int in_place) {
     long s[RN], d[RN], want;
     for (i = 0; i < RN; ++i)
       d[i] = s[i] = v_long(me, i);
-    CHECK_MPI(MPI_Reduce(in_place && isroot ? MPI_IN_PLACE : s, d, RN, MPI_LONG, MPI_SUM, root,
-                         c->comm));
+    CHECK_MPI(
+        MPI_Reduce(in_place && isroot ? MPI_IN_PLACE : s, d, RN, MPI_LONG, MPI_SUM, root, c->comm));
     if (isroot)
       for (i = 0; i < RN; ++i) {
         for (want = 0, r = 0; r < c->size; ++r)
@@ -275,13 +319,12 @@ static void reduce_others(const Comm *c, int root, int in_place) {
       }
     for (i = 0; i < RN; ++i)
       d[i] = s[i] = v_long(me, i);
-    CHECK_MPI(MPI_Reduce(in_place && isroot ? MPI_IN_PLACE : s, d, RN, MPI_LONG, MPI_MAX, root,
-                         c->comm));
+    CHECK_MPI(
+        MPI_Reduce(in_place && isroot ? MPI_IN_PLACE : s, d, RN, MPI_LONG, MPI_MAX, root, c->comm));
     if (isroot)
       for (i = 0; i < RN; ++i) {
         for (want = v_long(c->world[0], i), r = 1; r < c->size; ++r)
-          if (v_long(c->world[r], i) > want)
-            want = v_long(c->world[r], i);
+          if (v_long(c->world[r], i) > want) want = v_long(c->world[r], i);
         CHECK(d[i] == want, "%s: Reduce long MAX: %ld, expected %ld", c->name, d[i], want);
       }
   }
@@ -327,13 +370,11 @@ static void reduce_others(const Comm *c, int root, int in_place) {
           for (r = 1; r < c->size; ++r) {
             const IntInt x = {v_loc(c->world[r], i), c->world[r]};
             const int better = k ? x.val > want.val : x.val < want.val;
-            if (better || (x.val == want.val && x.loc < want.loc))
-              want = x;
+            if (better || (x.val == want.val && x.loc < want.loc)) want = x;
           }
           CHECK(d[i].val == want.val && d[i].loc == want.loc,
                 "%s: Reduce %s on MPI_2INT root %d element %d: (%d, %d), expected (%d, %d)",
-                c->name, k ? "MAXLOC" : "MINLOC", root, i, d[i].val, d[i].loc, want.val,
-                want.loc);
+                c->name, k ? "MAXLOC" : "MINLOC", root, i, d[i].val, d[i].loc, want.val, want.loc);
         }
     }
   }
@@ -355,13 +396,11 @@ static void reduce_others(const Comm *c, int root, int in_place) {
           for (r = 1; r < c->size; ++r) {
             const DblInt x = {v_loc(c->world[r], i) * 0.5 - 3.0, c->world[r]};
             const int better = k ? x.val > want.val : x.val < want.val;
-            if (better || (x.val == want.val && x.loc < want.loc))
-              want = x;
+            if (better || (x.val == want.val && x.loc < want.loc)) want = x;
           }
           CHECK(d[i].val == want.val && d[i].loc == want.loc,
                 "%s: Reduce %s on MPI_DOUBLE_INT root %d element %d: (%g, %d), expected (%g, %d)",
-                c->name, k ? "MAXLOC" : "MINLOC", root, i, d[i].val, d[i].loc, want.val,
-                want.loc);
+                c->name, k ? "MAXLOC" : "MINLOC", root, i, d[i].val, d[i].loc, want.val, want.loc);
         }
     }
   }
@@ -372,8 +411,8 @@ static void reduce_test(const Comm *c) {
   /* count 0 */
   for (root = 0; root < c->size; root += (c->size > 3 ? c->size / 3 : 1)) {
     int dummy = 5;
-    CHECK_MPI(MPI_Reduce(&dummy, c->rank == root ? &dummy : NULL, 0, MPI_INT, MPI_SUM, root,
-                         c->comm));
+    CHECK_MPI(
+        MPI_Reduce(&dummy, c->rank == root ? &dummy : NULL, 0, MPI_INT, MPI_SUM, root, c->comm));
     CHECK(dummy == 5, "%s: Reduce of 0 ints wrote a buffer", c->name);
   }
   for (root = 0; root < c->size; ++root)
@@ -402,7 +441,9 @@ static void reduce_test(const Comm *c) {
 }
 
 /* ---- Allreduce ---- */
-static double v_big(int w, long i) { return (double)((w + i) % 1000); } /* exact sums */
+static double v_big(int w, long i) {
+  return (double)((w + i) % 1000);
+} /* exact sums */
 
 /* `large`: also 1M doubles (in place only, to keep the run short). */
 static void allreduce_test(const Comm *c, int large) {
@@ -414,14 +455,13 @@ static void allreduce_test(const Comm *c, int large) {
     const long n = kCounts[k];
     double *s = mt_malloc((size_t)n * sizeof(double)), *d = mt_malloc((size_t)n * sizeof(double));
     for (in_place = 0; in_place < 2; ++in_place) {
-      if (n == (1L << 20) && !in_place)
-        continue;
+      if (n == (1L << 20) && !in_place) continue;
       for (i = 0; i < n; ++i) {
         s[i] = v_big(me, i);
         d[i] = in_place ? s[i] : -1.0;
       }
-      CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : s, d, (int)n, MPI_DOUBLE, MPI_SUM,
-                              c->comm));
+      CHECK_MPI(
+          MPI_Allreduce(in_place ? MPI_IN_PLACE : s, d, (int)n, MPI_DOUBLE, MPI_SUM, c->comm));
       for (i = 0; i < n; ++i) {
         /* sum over members of ((w + i) % 1000) */
         double want = 0;
@@ -452,17 +492,17 @@ static void allreduce_test(const Comm *c, int large) {
     CHECK_MPI(MPI_Allreduce(&p, &q, 1, MPI_2INT, MPI_MAXLOC, c->comm));
     for (r = 1; r < c->size; ++r) {
       const IntInt x = {v_loc(c->world[r], 0), c->world[r]};
-      if (x.val > want.val || (x.val == want.val && x.loc < want.loc))
-        want = x;
+      if (x.val > want.val || (x.val == want.val && x.loc < want.loc)) want = x;
     }
-    CHECK(q.val == want.val && q.loc == want.loc, "%s: Allreduce MAXLOC: (%d, %d), expected (%d, %d)",
-          c->name, q.val, q.loc, want.val, want.loc);
+    CHECK(q.val == want.val && q.loc == want.loc,
+          "%s: Allreduce MAXLOC: (%d, %d), expected (%d, %d)", c->name, q.val, q.loc, want.val,
+          want.loc);
   }
 }
 
 /* ---- local reductions ---- */
 static void local_test(void) {
-  static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX,  MPI_MIN,    MPI_LAND,  MPI_LOR,
+  static const MPI_Op ops[] = {MPI_SUM,  MPI_PROD, MPI_MAX, MPI_MIN,  MPI_LAND,   MPI_LOR,
                                MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
   int in[4] = {1, -2, 30, 7}, inout[4] = {10, 20, -30, 7}, i, commute = -1;
   double din[3] = {0.5, -1.5, 2.0}, dio[3] = {4.0, 4.0, 4.0};
@@ -505,8 +545,7 @@ static void make_split(Comm *c, int wrank, int wsize, int (*color)(int), int (*k
   int w, n = 0, i, j;
   c->world = mt_malloc((size_t)wsize * sizeof(int));
   for (w = 0; w < wsize; ++w)
-    if (color(w) == color(wrank))
-      c->world[n++] = w;
+    if (color(w) == color(wrank)) c->world[n++] = w;
   /* stable sort by key (ties keep world order) */
   for (i = 1; i < n; ++i)
     for (j = i; j > 0 && key(c->world[j - 1]) > key(c->world[j]); --j) {
@@ -517,16 +556,24 @@ static void make_split(Comm *c, int wrank, int wsize, int (*color)(int), int (*k
   c->size = n;
   c->rank = -1;
   for (i = 0; i < n; ++i)
-    if (c->world[i] == wrank)
-      c->rank = i;
+    if (c->world[i] == wrank) c->rank = i;
   c->name = name;
   CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, color(wrank), key(wrank), &c->comm));
 }
 
-static int parity(int w) { return w % 2; }
-static int zero(int w) { (void)w; return 0; }
-static int ident_key(int w) { return w; }
-static int reversed_key(int w) { return -w; }
+static int parity(int w) {
+  return w % 2;
+}
+static int zero(int w) {
+  (void)w;
+  return 0;
+}
+static int ident_key(int w) {
+  return w;
+}
+static int reversed_key(int w) {
+  return -w;
+}
 
 int main(int argc, char **argv) {
   int rank, size, w;

@@ -17,8 +17,12 @@
 #include "mpitest.h"
 
 /* ---- split ---- */
-static int color_of(int w) { return w % 3 == 2 ? MPI_UNDEFINED : w % 3; }
-static int key_of(int w) { return (w / 4) % 3; } /* ties: ranks 0-3 key 0, 4-7 key 1, ... */
+static int color_of(int w) {
+  return w % 3 == 2 ? MPI_UNDEFINED : w % 3;
+}
+static int key_of(int w) {
+  return (w / 4) % 3;
+} /* ties: ranks 0-3 key 0, 4-7 key 1, ... */
 
 static void split_test(int rank, int size) {
   MPI_Comm sub;
@@ -31,8 +35,7 @@ static void split_test(int rank, int size) {
   }
   CHECK(sub != MPI_COMM_NULL, "color %d gave MPI_COMM_NULL", color_of(rank));
   for (w = 0; w < size; ++w)
-    if (color_of(w) == color_of(rank))
-      members[n++] = w;
+    if (color_of(w) == color_of(rank)) members[n++] = w;
   for (i = 1; i < n; ++i) /* stable insertion sort by key */
     for (j = i; j > 0 && key_of(members[j - 1]) > key_of(members[j]); --j) {
       const int t = members[j];
@@ -40,8 +43,7 @@ static void split_test(int rank, int size) {
       members[j - 1] = t;
     }
   for (i = 0; i < n; ++i)
-    if (members[i] == rank)
-      me = i;
+    if (members[i] == rank) me = i;
   {
     int csize = -1, crank = -1, left_w = -1, sum = 0, want = 0;
     MPI_Status st;
@@ -51,10 +53,11 @@ static void split_test(int rank, int size) {
     /* Ring in the new communicator: the left neighbour is members[me - 1]. */
     CHECK_MPI(MPI_Sendrecv(&rank, 1, MPI_INT, (crank + 1) % csize, 5, &left_w, 1, MPI_INT,
                            (crank - 1 + csize) % csize, 5, sub, &st));
-    CHECK(left_w == members[(me - 1 + n) % n], "split: left neighbour is world rank %d, expected %d",
-          left_w, members[(me - 1 + n) % n]);
-    CHECK(st.MPI_SOURCE == (crank - 1 + csize) % csize, "split: status source %d is not a rank of "
-                                                        "the new communicator",
+    CHECK(left_w == members[(me - 1 + n) % n],
+          "split: left neighbour is world rank %d, expected %d", left_w, members[(me - 1 + n) % n]);
+    CHECK(st.MPI_SOURCE == (crank - 1 + csize) % csize,
+          "split: status source %d is not a rank of "
+          "the new communicator",
           st.MPI_SOURCE);
     CHECK_MPI(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, sub));
     for (i = 0; i < n; ++i)
@@ -116,10 +119,14 @@ static void isolation_test(int rank, int size) {
 /* ---- compare ---- */
 static const char *cmp_name(int r) {
   switch (r) {
-  case MPI_IDENT: return "MPI_IDENT";
-  case MPI_CONGRUENT: return "MPI_CONGRUENT";
-  case MPI_SIMILAR: return "MPI_SIMILAR";
-  case MPI_UNEQUAL: return "MPI_UNEQUAL";
+  case MPI_IDENT:
+    return "MPI_IDENT";
+  case MPI_CONGRUENT:
+    return "MPI_CONGRUENT";
+  case MPI_SIMILAR:
+    return "MPI_SIMILAR";
+  case MPI_UNEQUAL:
+    return "MPI_UNEQUAL";
   }
   return "(not a comparison result)";
 }
@@ -128,7 +135,7 @@ static const char *cmp_name(int r) {
   do {                                                                                             \
     int r_ = -1;                                                                                   \
     CHECK_MPI(MPI_Comm_compare(a, b, &r_));                                                        \
-    CHECK(r_ == (want), "MPI_Comm_compare(%s, %s) = %s, expected %s", #a, #b, cmp_name(r_),         \
+    CHECK(r_ == (want), "MPI_Comm_compare(%s, %s) = %s, expected %s", #a, #b, cmp_name(r_),        \
           cmp_name(want));                                                                         \
   } while (0)
 
@@ -156,8 +163,7 @@ static void compare_test(int rank, int size) {
     EXPECT_CMP(half, MPI_COMM_WORLD, MPI_CONGRUENT);
     EXPECT_CMP(MPI_COMM_SELF, MPI_COMM_WORLD, MPI_CONGRUENT);
   }
-  if (size > 2)
-    EXPECT_CMP(half, rev, MPI_UNEQUAL);
+  if (size > 2) EXPECT_CMP(half, rev, MPI_UNEQUAL);
   CHECK_MPI(MPI_Comm_free(&dup));
   CHECK_MPI(MPI_Comm_free(&same));
   CHECK_MPI(MPI_Comm_free(&rev));
@@ -238,15 +244,14 @@ static void group_test(int rank, int size) {
     ranks[i] = i;
   CHECK_MPI(MPI_Group_translate_ranks(wg, size, ranks, hg, out));
   for (i = 0; i < size; ++i)
-    CHECK(out[i] == (i % 2 == rank % 2 ? i / 2 : MPI_UNDEFINED),
-          "translate world %d -> half: %d", i, out[i]);
+    CHECK(out[i] == (i % 2 == rank % 2 ? i / 2 : MPI_UNDEFINED), "translate world %d -> half: %d",
+          i, out[i]);
   /* A group of the other half's members: this rank is not in it. */
   if (size > 1) {
     MPI_Group other;
     int m = 0;
     for (i = 0; i < size; ++i)
-      if (i % 2 != rank % 2)
-        ranks[m++] = i;
+      if (i % 2 != rank % 2) ranks[m++] = i;
     CHECK_MPI(MPI_Group_incl(wg, m, ranks, &other));
     CHECK_MPI(MPI_Group_rank(other, &r));
     CHECK(r == MPI_UNDEFINED, "Group_rank of a non-member: %d", r);

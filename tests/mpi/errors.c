@@ -23,7 +23,7 @@
     char e_buf_[MPI_MAX_ERROR_STRING];                                                             \
     CHECK(e_rc_ != MPI_SUCCESS && mt_class(e_rc_) == (cls),                                        \
           "%s returned %d (%s), expected class %s", #call, e_rc_,                                  \
-          e_rc_ == MPI_SUCCESS ? "MPI_SUCCESS" : mt_error_name(e_rc_, e_buf_), #cls);               \
+          e_rc_ == MPI_SUCCESS ? "MPI_SUCCESS" : mt_error_name(e_rc_, e_buf_), #cls);              \
   } while (0)
 
 static void argument_errors(int rank, int size) {
@@ -46,9 +46,9 @@ static void argument_errors(int rank, int size) {
   EXPECT_CLASS(MPI_Irecv(buf, 1, MPI_INT, -5, 0, MPI_COMM_WORLD, &r), MPI_ERR_RANK);
   EXPECT_CLASS(MPI_Probe(size, 0, MPI_COMM_WORLD, &st), MPI_ERR_RANK);
   EXPECT_CLASS(MPI_Iprobe(size, 0, MPI_COMM_WORLD, &flag, &st), MPI_ERR_RANK);
-  EXPECT_CLASS(MPI_Sendrecv(buf, 1, MPI_INT, size, 0, buf + 1, 1, MPI_INT, rank, 0,
-                            MPI_COMM_WORLD, &st),
-               MPI_ERR_RANK);
+  EXPECT_CLASS(
+      MPI_Sendrecv(buf, 1, MPI_INT, size, 0, buf + 1, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &st),
+      MPI_ERR_RANK);
   /* count */
   EXPECT_CLASS(MPI_Send(buf, -1, MPI_INT, rank, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
   EXPECT_CLASS(MPI_Recv(buf, -3, MPI_INT, rank, 0, MPI_COMM_WORLD, &st), MPI_ERR_COUNT);
@@ -172,8 +172,7 @@ static void truncation(int rank, int size) {
           "MPI_Waitall: status of the truncated receive has MPI_ERROR %d", sts[1].MPI_ERROR);
     CHECK(sts[0].MPI_ERROR == MPI_SUCCESS || sts[0].MPI_ERROR == MPI_ERR_PENDING,
           "MPI_Waitall: status of the send has MPI_ERROR %d", sts[0].MPI_ERROR);
-    if (sts[0].MPI_ERROR == MPI_ERR_PENDING)
-      CHECK_MPI(MPI_Wait(&sr[0], MPI_STATUS_IGNORE));
+    if (sts[0].MPI_ERROR == MPI_ERR_PENDING) CHECK_MPI(MPI_Wait(&sr[0], MPI_STATUS_IGNORE));
     check_guard(raw + (size_t)cap * sizeof(int), "MPI_Irecv/MPI_Waitall");
     check_truncated(&sts[1], in, cap, left, 700 + k, left * 1000000 + k * 10000, "MPI_Waitall");
 
@@ -202,8 +201,7 @@ static void truncation(int rank, int size) {
       CHECK(mt_class(sts[0].MPI_ERROR) == MPI_ERR_TRUNCATE, "MPI_Waitsome: MPI_ERROR %d",
             sts[0].MPI_ERROR);
       check_guard(raw + (size_t)cap * sizeof(int), "MPI_Irecv/MPI_Waitsome");
-      check_truncated(&sts[0], in, cap, left, 900 + k, left * 1000000 + k * 10000,
-                      "MPI_Waitsome");
+      check_truncated(&sts[0], in, cap, left, 900 + k, left * 1000000 + k * 10000, "MPI_Waitsome");
       CHECK_MPI(MPI_Wait(&sr[0], MPI_STATUS_IGNORE));
 
       /* MPI_Test polling: MPI_ERR_TRUNCATE when it completes. */
@@ -227,9 +225,9 @@ static void truncation(int rank, int size) {
 }
 
 static void error_strings(void) {
-  static const int kCodes[] = {MPI_SUCCESS,  MPI_ERR_RANK, MPI_ERR_COUNT,    MPI_ERR_TAG,
-                               MPI_ERR_COMM, MPI_ERR_TYPE, MPI_ERR_ROOT,     MPI_ERR_TRUNCATE,
-                               MPI_ERR_OP,   MPI_ERR_ARG,  MPI_ERR_IN_STATUS, MPI_ERR_BUFFER,
+  static const int kCodes[] = {MPI_SUCCESS,     MPI_ERR_RANK, MPI_ERR_COUNT,     MPI_ERR_TAG,
+                               MPI_ERR_COMM,    MPI_ERR_TYPE, MPI_ERR_ROOT,      MPI_ERR_TRUNCATE,
+                               MPI_ERR_OP,      MPI_ERR_ARG,  MPI_ERR_IN_STATUS, MPI_ERR_BUFFER,
                                MPI_ERR_REQUEST, MPI_ERR_OTHER};
   enum { N = sizeof kCodes / sizeof kCodes[0] };
   char strings[N][MPI_MAX_ERROR_STRING];
@@ -240,8 +238,7 @@ static void error_strings(void) {
     len = -1;
     memset(strings[i], 'x', MPI_MAX_ERROR_STRING);
     CHECK_MPI(MPI_Error_string(kCodes[i], strings[i], &len));
-    CHECK(len > 0 && len < MPI_MAX_ERROR_STRING, "MPI_Error_string(%d): length %d", kCodes[i],
-          len);
+    CHECK(len > 0 && len < MPI_MAX_ERROR_STRING, "MPI_Error_string(%d): length %d", kCodes[i], len);
     CHECK(strlen(strings[i]) == (size_t)len, "MPI_Error_string(%d): resultlen %d, strlen %zu",
           kCodes[i], len, strlen(strings[i]));
     for (j = 0; j < i; ++j)
@@ -277,8 +274,7 @@ static void handlers(int rank, int size) {
   MPI_Errhandler eh, got, got2;
   MPI_Comm dup, dup2;
   int buf[2] = {0, 0}, rc, result = -1;
-  if (rank >= MAX_RANKS)
-    return;
+  if (rank >= MAX_RANKS) return;
   memset(&g_handled[rank], 0, sizeof g_handled[rank]);
 
   CHECK_MPI(MPI_Comm_create_errhandler(handler, &eh));
@@ -368,8 +364,7 @@ int main(int argc, char **argv) {
                                     "MPI_ERRORS_ARE_FATAL");
   /* The error handler is each rank's own: odd ranks set MPI_ERRORS_RETURN first, even ranks
    * still have MPI_ERRORS_ARE_FATAL afterwards. */
-  if (rank % 2 == 1)
-    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  if (rank % 2 == 1) CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
   CHECK(eh == (rank % 2 == 1 ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL),

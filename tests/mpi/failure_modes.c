@@ -22,19 +22,16 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "crash") == 0 || strcmp(mode, "abort") == 0) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (last) {
-      if (mode[0] == 'c')
-        raise(SIGSEGV);
+      if (mode[0] == 'c') raise(SIGSEGV);
       MPI_Abort(MPI_COMM_WORLD, 9);
     }
     MPI_Recv(&buf, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else if (strcmp(mode, "nofinalize") == 0) {
     MPI_Barrier(MPI_COMM_WORLD);
-    if (last)
-      return 0;
+    if (last) return 0;
   } else if (strcmp(mode, "exit") == 0) {
     MPI_Barrier(MPI_COMM_WORLD);
-    if (last)
-      exit(5);
+    if (last) exit(5);
     MPI_Recv(&buf, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else if (strcmp(mode, "deadlock") == 0) {
     const int peer = (rank ^ 1) < size ? rank ^ 1 : rank;

@@ -13,10 +13,14 @@
 
 static const char *level_name(int l) {
   switch (l) {
-  case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-  case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-  case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-  case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+  case MPI_THREAD_SINGLE:
+    return "MPI_THREAD_SINGLE";
+  case MPI_THREAD_FUNNELED:
+    return "MPI_THREAD_FUNNELED";
+  case MPI_THREAD_SERIALIZED:
+    return "MPI_THREAD_SERIALIZED";
+  case MPI_THREAD_MULTIPLE:
+    return "MPI_THREAD_MULTIPLE";
   }
   return "(not a thread level)";
 }
@@ -45,8 +49,7 @@ int main(int argc, char **argv) {
 
   /* The level asked for: argv[1] (0..3) when given, else MPI_THREAD_FUNNELED. */
   required = MPI_THREAD_FUNNELED;
-  if (argc > 1)
-    required = kLevels[atoi(argv[1]) & 3];
+  if (argc > 1) required = kLevels[atoi(argv[1]) & 3];
   CHECK_MPI(MPI_Init_thread(&argc, &argv, required, &provided));
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

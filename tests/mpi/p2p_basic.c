@@ -39,8 +39,8 @@ static void exchange_pair(int me, int peer, long n, int tag) {
   CHECK(bad < 0, "size %ld from %d: byte %ld is 0x%02x, expected 0x%02x", n, peer, bad,
         bad < 0 ? 0 : in[bad], bad < 0 ? 0 : mt_byte(bad, peer, tag));
   for (i = 0; i < GUARD; ++i)
-    CHECK(in[n + i] == 0xEE, "size %ld: byte %ld past the message was written (0x%02x)", n,
-          n + i, in[n + i]);
+    CHECK(in[n + i] == 0xEE, "size %ld: byte %ld past the message was written (0x%02x)", n, n + i,
+          in[n + i]);
   free(out);
   free(in);
 }
@@ -111,9 +111,10 @@ static void typed_messages(int rank, int size) {
     CHECK(count == MPI_UNDEFINED, "MPI_Get_count(MPI_INT) of 10 bytes = %d, expected MPI_UNDEFINED",
           count);
   }
-  CHECK(memcmp(iin, (char[10]){(char)left, (char)(left + 1), (char)(left + 2), (char)(left + 3),
-                               (char)(left + 4), (char)(left + 5), (char)(left + 6),
-                               (char)(left + 7), (char)(left + 8), (char)(left + 9)},
+  CHECK(memcmp(iin,
+               (char[10]){(char)left, (char)(left + 1), (char)(left + 2), (char)(left + 3),
+                          (char)(left + 4), (char)(left + 5), (char)(left + 6), (char)(left + 7),
+                          (char)(left + 8), (char)(left + 9)},
                10) == 0,
         "bytes received as ints differ");
 
@@ -171,8 +172,8 @@ static void sendrecv_ring(int rank, int size) {
       CHECK(in[i] == left * 7919 + i, "sendrecv %d ints: element %d = %d", n, i, in[i]);
 
     /* Sendrecv_replace: to the left, from the right. */
-    CHECK_MPI(MPI_Sendrecv_replace(out, n, MPI_INT, left, 40 + k, right, 40 + k, MPI_COMM_WORLD,
-                                   &st));
+    CHECK_MPI(
+        MPI_Sendrecv_replace(out, n, MPI_INT, left, 40 + k, right, 40 + k, MPI_COMM_WORLD, &st));
     CHECK(st.MPI_SOURCE == right && st.MPI_TAG == 40 + k, "sendrecv_replace: source %d tag %d",
           st.MPI_SOURCE, st.MPI_TAG);
     CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));

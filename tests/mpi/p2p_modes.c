@@ -155,8 +155,7 @@ static void bsend_test(int rank, int peer, int S, int R) {
       mt_fill(out, kBsizes[k], rank, 50 + k);
       if (k == 2) {
         rc = MPI_Ibsend(out, (int)kBsizes[k], MPI_BYTE, peer, 50 + k, MPI_COMM_WORLD, &ib);
-        if (rc == MPI_SUCCESS)
-          CHECK_MPI(MPI_Wait(&ib, MPI_STATUS_IGNORE)); /* local completion */
+        if (rc == MPI_SUCCESS) CHECK_MPI(MPI_Wait(&ib, MPI_STATUS_IGNORE)); /* local completion */
       } else {
         rc = MPI_Bsend(out, (int)kBsizes[k], MPI_BYTE, peer, 50 + k, MPI_COMM_WORLD);
       }
@@ -229,9 +228,10 @@ static void bsend_errors(int rank, int peer, int S, int R) {
     }
     mt_fill(out, big, rank, 64);
     rc = MPI_Bsend(out, big, MPI_BYTE, peer, 64, MPI_COMM_WORLD);
-    CHECK(rc == MPI_SUCCESS || mt_class(rc) == MPI_ERR_BUFFER,
-          "a third Bsend of %d bytes into a full buffer (2 x (%d + MPI_BSEND_OVERHEAD)) returned %d",
-          big, big, rc);
+    CHECK(
+        rc == MPI_SUCCESS || mt_class(rc) == MPI_ERR_BUFFER,
+        "a third Bsend of %d bytes into a full buffer (2 x (%d + MPI_BSEND_OVERHEAD)) returned %d",
+        big, big, rc);
     third_sent = rc == MPI_SUCCESS;
     CHECK_MPI(MPI_Isend(&third_sent, 1, MPI_INT, peer, 6, MPI_COMM_WORLD, &gor)); /* go */
     if (!R) {
@@ -328,8 +328,7 @@ static void cancel_test(int rank, int peer, int S, int R) {
           "completed-then-cancelled receive: data %d source %d tag %d", in[0], st.MPI_SOURCE,
           st.MPI_TAG);
   }
-  if (S)
-    CHECK_MPI(MPI_Waitall(2, sreq, MPI_STATUSES_IGNORE));
+  if (S) CHECK_MPI(MPI_Waitall(2, sreq, MPI_STATUSES_IGNORE));
 }
 
 /* ---- zero-byte messages in every mode ---- */

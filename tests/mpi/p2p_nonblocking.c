@@ -11,7 +11,9 @@
  * Works for any number of ranks (with one rank, the peers are the rank itself). */
 #include "mpitest.h"
 
-static int val(int src, int dst, int tag, int i) { return src * 1000003 + dst * 1009 + tag * 31 + i; }
+static int val(int src, int dst, int tag, int i) {
+  return src * 1000003 + dst * 1009 + tag * 31 + i;
+}
 
 static void ring_waitall(int rank, int size) {
   static const int kCounts[] = {0, 1, 100, 20000, 300000};
@@ -131,8 +133,8 @@ static void fan_in(int rank, int size, int root, int method, int n) {
               idx[outcount++] = i;
             else
               CHECK(st[i].MPI_SOURCE == MPI_ANY_SOURCE && st[i].MPI_TAG == MPI_ANY_TAG,
-                    "Testall: status %d of a null request: source %d tag %d", i,
-                    st[i].MPI_SOURCE, st[i].MPI_TAG);
+                    "Testall: status %d of a null request: source %d tag %d", i, st[i].MPI_SOURCE,
+                    st[i].MPI_TAG);
           }
         } else {
           for (i = 1; i < nreq; i += 2)
@@ -142,7 +144,7 @@ static void fan_in(int rank, int size, int root, int method, int n) {
       }
       for (i = 0; i < outcount; ++i) {
         const int j = idx[i];
-        const MPI_Status *sp = method == TESTALL                        ? &st[j]
+        const MPI_Status *sp = method == TESTALL                          ? &st[j]
                                : (method == WAITANY || method == TESTANY) ? &st[0]
                                                                           : &st[i];
         int count = -1, e;
@@ -221,7 +223,9 @@ static void null_requests(void) {
 /* 1000 Isends from each rank to its right neighbour before the neighbour posts anything; every
  * 100th message is larger than any eager limit. Received in reverse tag order. */
 #define MANY 1000
-static int many_len(int i) { return (i % 100 == 37) ? 40000 : 1 + i % 13; }
+static int many_len(int i) {
+  return (i % 100 == 37) ? 40000 : 1 + i % 13;
+}
 
 static void many_outstanding(int rank, int size) {
   const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
@@ -289,8 +293,8 @@ static void request_free(int rank, int size) {
   for (i = 0; i < big; ++i)
     CHECK(in[i] == val(left, rank, 7, i), "freed large send: element %d = %d", i, in[i]);
   /* Acknowledge to the left, wait for the right's acknowledgement. */
-  CHECK_MPI(MPI_Sendrecv(&rank, 1, MPI_INT, left, 72, &ack, 1, MPI_INT, right, 72,
-                         MPI_COMM_WORLD, &st));
+  CHECK_MPI(
+      MPI_Sendrecv(&rank, 1, MPI_INT, left, 72, &ack, 1, MPI_INT, right, 72, MPI_COMM_WORLD, &st));
   CHECK(ack == right, "ack %d", ack);
   free(large);
   free(in);

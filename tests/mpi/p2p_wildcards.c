@@ -11,7 +11,9 @@
  * Works for any number of ranks (the root also sends to itself). */
 #include "mpitest.h"
 
-static int val(int src, int tag, int seq, int i) { return src * 1000003 + tag * 10007 + seq * 101 + i; }
+static int val(int src, int tag, int seq, int i) {
+  return src * 1000003 + tag * 10007 + seq * 101 + i;
+}
 
 /* Every rank sends `ntags` messages (tags base..base+ntags-1, 3 ints each) to root; root gets them
  * all with ANY_SOURCE + ANY_TAG. */
@@ -41,8 +43,8 @@ static void any_any(int rank, int size, int root, int base, int ntags) {
       CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
       CHECK(count == 3, "ANY/ANY: count %d", count);
       for (i = 0; i < 3; ++i)
-        CHECK(in[i] == val(s, tag, 0, i), "ANY/ANY (source %d tag %d): element %d = %d", s, tag,
-              i, in[i]);
+        CHECK(in[i] == val(s, tag, 0, i), "ANY/ANY (source %d tag %d): element %d = %d", s, tag, i,
+              in[i]);
     }
     free(got);
   }
@@ -55,7 +57,9 @@ static void any_any(int rank, int size, int root, int base, int ntags) {
  * large (rendezvous-sized), the others small. */
 #define NSEQ 60
 #define BIG 20000 /* ints */
-static int seq_len(int seq) { return seq % 7 == 3 ? BIG : 2 + seq % 5; }
+static int seq_len(int seq) {
+  return seq % 7 == 3 ? BIG : 2 + seq % 5;
+}
 
 static void non_overtaking(int rank, int size, int root, int tag, int use_any_tag) {
   MPI_Request req[NSEQ];
@@ -138,8 +142,9 @@ static void tag_order(int rank, int size) {
   CHECK_MPI(MPI_Recv(in, 2, MPI_INT, left, 203, MPI_COMM_WORLD, &st));
   CHECK(st.MPI_TAG == 203 && in[1] == 203, "tag 203: got tag %d payload %d", st.MPI_TAG, in[1]);
   CHECK_MPI(MPI_Recv(in, 2, MPI_INT, left, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-  CHECK(st.MPI_TAG == 201 && in[1] == 201, "ANY_TAG after 203: got tag %d (payload %d), expected "
-                                           "201",
+  CHECK(st.MPI_TAG == 201 && in[1] == 201,
+        "ANY_TAG after 203: got tag %d (payload %d), expected "
+        "201",
         st.MPI_TAG, in[1]);
   CHECK_MPI(MPI_Recv(in, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
   CHECK(st.MPI_TAG == 202 && in[1] == 202 && st.MPI_SOURCE == left,
@@ -157,8 +162,8 @@ static void posted_order(int rank, int size) {
   const int right = (rank + 1) % size, left = (rank - 1 + size) % size;
   /* receive patterns (source, tag); L = left neighbour */
   enum { NR = 8 };
-  const int src[NR] = {MPI_ANY_SOURCE, left, MPI_ANY_SOURCE, left,
-                       left,           MPI_ANY_SOURCE, left, MPI_ANY_SOURCE};
+  const int src[NR] = {MPI_ANY_SOURCE, left,           MPI_ANY_SOURCE, left,
+                       left,           MPI_ANY_SOURCE, left,           MPI_ANY_SOURCE};
   const int tag[NR] = {500, 500, MPI_ANY_TAG, MPI_ANY_TAG, 501, 501, 500, MPI_ANY_TAG};
   /* messages sent by the left neighbour, in this order, and the receive each must land in:
    * 500 -> r0; 500 -> r1; 501 -> r2 (ANY/ANY posted before the 501 receives); 500 -> r3;
@@ -190,7 +195,9 @@ static void posted_order(int rank, int size) {
 
 /* Every rank sends one message of a size it alone knows to root (some rendezvous-sized); the
  * root probes with ANY_SOURCE/ANY_TAG, allocates what MPI_Get_count says and receives it. */
-static int probe_len(int rank) { return (rank * 7919) % 5 == 0 ? 30000 + rank : (rank * 37) % 200; }
+static int probe_len(int rank) {
+  return (rank * 7919) % 5 == 0 ? 30000 + rank : (rank * 37) % 200;
+}
 
 static void probe_recv(int rank, int size, int root) {
   const int n = probe_len(rank), tag = 300 + rank % 17;
@@ -222,8 +229,8 @@ static void probe_recv(int rank, int size, int root) {
       CHECK_MPI(MPI_Get_count(&st2, MPI_INT, &count));
       CHECK(count == probe_len(src), "recv after probe: count %d", count);
       for (i = 0; i < count; ++i)
-        CHECK(in[i] == val(src, st.MPI_TAG, 3, i), "probed message from %d: element %d = %d",
-              src, i, in[i]);
+        CHECK(in[i] == val(src, st.MPI_TAG, 3, i), "probed message from %d: element %d = %d", src,
+              i, in[i]);
       free(in);
     }
     free(seen);
@@ -258,8 +265,7 @@ static void iprobe_poll(int rank, int size, int root) {
         CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 400, MPI_COMM_WORLD, &flag, &st));
         CHECK(++polls < 100000000L, "Iprobe: no message after %ld polls", polls);
       }
-      CHECK(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < size && !seen[st.MPI_SOURCE] &&
-                st.MPI_TAG == 400,
+      CHECK(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < size && !seen[st.MPI_SOURCE] && st.MPI_TAG == 400,
             "Iprobe: source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
       seen[st.MPI_SOURCE] = 1;
       CHECK_MPI(MPI_Recv(in, 2, MPI_INT, st.MPI_SOURCE, 400, MPI_COMM_WORLD, MPI_STATUS_IGNORE));

@@ -10,8 +10,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (i = 0; i < 100; ++i) {
     printf("line rank=%d i=%d of size=%d\n", rank, i, size);
-    if (i % 10 == 9)
-      MPI_Barrier(MPI_COMM_WORLD);
+    if (i % 10 == 9) MPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   mt_ok("stdout_lines");

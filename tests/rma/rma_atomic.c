@@ -134,7 +134,8 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
       for (int i = 0; i < 16; ++i)
-        CHECK(cmem[i] == (char)size, "MPI_SUM on MPI_CHAR accumulate [%d]=%d want %d", i, cmem[i], (char)size);
+        CHECK(cmem[i] == (char)size, "MPI_SUM on MPI_CHAR accumulate [%d]=%d want %d", i, cmem[i],
+              (char)size);
       CHECK((unsigned char)cmem[16] == (unsigned char)size, "MPI_UNSIGNED_CHAR ticket counter %u",
             (unsigned char)cmem[16]);
     }

@@ -155,7 +155,7 @@ TEST(UltStack, GuardPageBelowTheUsableStack) {
   auto *top = static_cast<unsigned char *>(ctx.sp);
   auto *low = top - ctx.size;
   EXPECT_GE(ctx.size, kStack);
-  top[-1] = 1;    // the usable stack is writable
+  top[-1] = 1;   // the usable stack is writable
   low[page] = 1; // down to just above the guard page
   // The lowest page is the guard: writing to it faults.
   EXPECT_EXIT(
