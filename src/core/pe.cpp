@@ -141,8 +141,8 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     ranks_.push_back(std::move(rank));
   }
   if (pmix_ && pl.npes > 1) {
-    port_ = ucx::open_port(*pmix_, config_.my_pe, pl.npes, net_handler_, devptrs_,
-                           net::PortConfig{protocols_.limits().net_eager_limit});
+    port_ = ucx::open_port(*pmix_, config_.my_pe, pl.npes, p2p_.net_handler, devptrs_,
+                           net::PortConfig{p2p_.protocols.limits().net_eager_limit});
     termination_.emplace(*port_, [this] {
       print_blocked_ranks();
       if (config_.my_pe == 0) { // let the other processes print theirs before the job ends

@@ -3,15 +3,12 @@
 // running code finds it through Pe::get(); there is no other process-wide mutable state.
 #pragma once
 
-#include "comm/comm.hpp"
 #include "core/rank.hpp"
 #include "core/termination.hpp"
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
 #include "net/port.hpp"
-#include "p2p/net_handler.hpp"
-#include "p2p/protocol.hpp"
-#include "p2p/request.hpp"
+#include "p2p/pe_state.hpp"
 #include "pmi/pmix_client.hpp"
 #include "settings/settings.hpp"
 #include "ult/os_threads.hpp"
@@ -122,8 +119,8 @@ public:
   // The UCX port itself, for one-sided communication only (src/rma, until it has a port
   // sub-interface of its own); nullptr in a one-process job.
   // p2p: the protocol table, and its end of the network port.
-  p2p::Protocols &protocols() noexcept { return protocols_; }
-  p2p::NetHandler &net_handler() noexcept { return net_handler_; }
+  p2p::Protocols &protocols() noexcept { return p2p_.protocols; }
+  p2p::NetHandler &net_handler() noexcept { return p2p_.net_handler; }
   void wake(Rank &r) noexcept {
     scheduler_.make_ready(r.task);
     for (auto &t : r.coll.helper_tasks) // coll: internal tasks of r may wait for the same event
@@ -156,7 +153,7 @@ public:
   // as a blocked rank, so the PE's other ranks keep running.
   void join_thread(pthread_t t);
 
-  p2p::MessagePool &messages() noexcept { return messages_; }
+  p2p::MessagePool &messages() noexcept { return p2p_.messages; }
   // gpu: which buffers are device memory, and copies to and from them.
   gpu::DevPtrCache &devptrs() noexcept { return devptrs_; }
   // gpu: device memory shared with other processes of this host (CUDA IPC).
@@ -186,7 +183,6 @@ private:
   std::vector<std::string> args_;
   char **envp_;
   ult::Scheduler scheduler_;
-  p2p::MessagePool messages_;
   gpu::DevPtrCache devptrs_{config_.gpu_async_bytes}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
@@ -194,9 +190,8 @@ private:
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
   std::optional<pmi::PmixClient> pmix_;
-  p2p::Protocols protocols_{config_.protocol};
-  p2p::NetHandler net_handler_{*this, protocols_.limits().gpu_eager_limit};
-  std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(net_handler_);
+  p2p::PeState p2p_{*this, config_.protocol}; // p2p's per-PE state (p2p/pe_state.hpp)
+  std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(p2p_.net_handler);
   std::optional<core::Termination> termination_; // only when the job has several PEs
   // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it and threads exist (never off).
   std::atomic<bool> threaded_{false};
