@@ -24,24 +24,101 @@ namespace {
 // Reports a fault in a rank's guard page as a stack overflow, then lets the signal kill us.
 void segv_handler(int sig, siginfo_t *info, void *) {
   if (Pe *pe = Pe::get_if()) {
-    const std::size_t page = ult::StackAllocator::page_size();
     for (const auto &rp : pe->ranks()) {
       Rank *r = rp.get();
       const int w = r->world_rank;
+      const std::size_t guard = r->task.stack_guard();
       auto low = reinterpret_cast<std::uintptr_t>(r->task.stack_low());
       auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
-      if (addr >= low && addr < low + page) {
+      if (addr >= low && addr < low + guard) {
         char msg[200];
         int n = std::snprintf(msg, sizeof msg,
                               "ampi: rank %d overflowed its stack (%zu bytes); raise it with "
                               "ampirun --stack-size or AMPI_STACK_SIZE\n",
-                              w, r->task.stack_size() - page);
+                              w, r->task.stack_size() - guard);
         if (n > 0) (void)!::write(2, msg, static_cast<std::size_t>(n));
         break;
       }
     }
   }
   ::signal(sig, SIG_DFL);
+}
+
+// GuardMode::Check stacks: the scheduler found a rank's stack pointer below its stack, or a page
+// of the gap below it touched (ult/stack.hpp).
+void report_checked_overflow(ult::Task &t) {
+  const Rank *r = static_cast<const Rank *>(t.owner);
+  std::fprintf(stderr,
+               "ampi: rank %d overflowed its stack (%zu bytes; found by AMPI_STACK_GUARD=check "
+               "when it switched or ended); raise it with ampirun --stack-size or "
+               "AMPI_STACK_SIZE\n",
+               r ? r->world_rank : -1, t.stack_size() - t.stack_guard());
+  std::fflush(stderr);
+  std::abort();
+}
+
+std::string plural(std::size_t n, const char *what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// Picks the stacks' guard mode for `count` ranks and checks, before any stack is made, that their
+// mappings and address space fit the kernel's limits; throws StackError naming the limit and the
+// ways out otherwise. Page guards cost 2 mappings per rank, Check-mode slabs about one per 120
+// ranks; a per-rank copy of the program about kMapsPerCopy more (measured: hello, see below).
+ult::GuardMode choose_stack_guard(const PeConfig &c, std::size_t count) {
+  // Mappings of one rank's copy of the program (src/privatize): its loaded segments, the RELRO
+  // split, the read-only parts mapped back from the program file. Measured: 5 for a C and a C++
+  // hello (bench/results/limits/maps_probe.c at --vp 10 and 210: 186 and 1,185 mappings).
+  constexpr std::size_t kMapsPerCopy = 5;
+  // Left for what comes after the stacks: UCX's and the program's own mappings, malloc's arenas.
+  constexpr std::size_t kHeadroom = 1000;
+  ult::ProcessLimits lim = ult::ProcessLimits::read();
+  if (c.max_map_count) lim.max_map_count = c.max_map_count;
+  const std::size_t room =
+      lim.max_map_count > lim.maps_in_use + kHeadroom ? lim.max_map_count - lim.maps_in_use - kHeadroom : 0;
+  const std::size_t copies = c.copies ? count * kMapsPerCopy : 0;
+  ult::GuardMode mode = c.stack_guard == "check" ? ult::GuardMode::Check : ult::GuardMode::Page;
+  if (c.stack_guard == "auto") {
+    const ult::StackPool paged(c.stack_size, ult::GuardMode::Page);
+    if (paged.mappings_for(count) + copies > room) mode = ult::GuardMode::Check;
+  }
+  const ult::StackPool pool(c.stack_size, mode); // (allocates nothing yet)
+  const std::size_t needed = pool.mappings_for(count) + copies;
+  if (needed > room) {
+    std::string why = plural(count, "rank") + " in this process need about " +
+                      std::to_string(needed + kHeadroom) + " memory mappings (";
+    why += mode == ult::GuardMode::Page ? "2 per rank stack with its guard page"
+                                        : "the rank stacks' " +
+                                              std::to_string(pool.mappings_for(count));
+    if (c.copies)
+      why += ", " + std::to_string(kMapsPerCopy) + " per rank for its copy of the program";
+    why += ", " + std::to_string(kHeadroom) + " for the rest), but the kernel allows " +
+           std::to_string(lim.max_map_count) + " (vm.max_map_count" +
+           (c.max_map_count ? ", as AMPI_MAX_MAP_COUNT says" : "") + ") and " +
+           std::to_string(lim.maps_in_use) +
+           " are in use: run fewer ranks per process (more processes: ampirun -n), or raise the "
+           "limit (sysctl -w vm.max_map_count=" +
+           std::to_string(lim.maps_in_use + needed + 2 * kHeadroom) + ")";
+    if (mode == ult::GuardMode::Page) why += ", or let the stacks share mappings (AMPI_STACK_GUARD=check or auto)";
+    if (c.copies) why += ", or run without per-rank copies (AMPI_PRIVATIZE=off)";
+    throw ult::StackError(why);
+  }
+  const std::size_t reserve = count * pool.reserved_per_stack();
+  if (lim.address_limit && lim.address_in_use + reserve > lim.address_limit) {
+    const std::size_t left =
+        lim.address_limit > lim.address_in_use ? lim.address_limit - lim.address_in_use : 0;
+    const std::size_t per_rank = count ? left / count : 0;
+    throw ult::StackError(
+        plural(count, "rank") + " in this process need " + std::to_string(reserve >> 20) +
+        " MiB of address space for their stacks (" + std::to_string(pool.reserved_per_stack() >> 10) +
+        " KiB each, reserved, not committed), but the process may map " +
+        std::to_string(lim.address_limit >> 20) + " MiB (ulimit -v) and " +
+        std::to_string(lim.address_in_use >> 20) +
+        " MiB are in use: run fewer ranks per process (more processes: ampirun -n), lower the "
+        "stack size (ampirun --stack-size, AMPI_STACK_SIZE; at most " +
+        std::to_string(per_rank >> 10) + " KiB would fit), or raise ulimit -v");
+  }
+  return mode;
 }
 
 void install_overflow_report() {
@@ -94,6 +171,8 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   }
   c.placement.round_robin = s.map == "rr";
   c.stack_size = s.stack_size;
+  c.stack_guard = s.stack_guard;
+  c.max_map_count = static_cast<std::size_t>(s.max_map_count);
   c.eager_limit = s.eager_limit;
   c.verbose = s.verbose;
   c.rma_shm = s.rma_shm;
@@ -118,11 +197,17 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
   world_group_ = comm::Group::range(0, pl.world_size);
   by_world_.assign(static_cast<std::size_t>(pl.world_size), nullptr);
   const int count = pl.count_of(config_.my_pe);
+  stacks_.emplace(config_.stack_size, choose_stack_guard(config_, static_cast<std::size_t>(count)));
+  scheduler_.set_overflow_report(report_checked_overflow);
   ranks_.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     const int w = pl.rank_at(config_.my_pe, i);
-    auto rank = std::make_unique<Rank>(*this, w, config_.stack_size,
-                                       [this](Rank &self) { run_rank(self); });
+    std::unique_ptr<Rank> rank;
+    try {
+      rank = std::make_unique<Rank>(*this, w, *stacks_, [this](Rank &self) { run_rank(self); });
+    } catch (const ult::StackError &e) {
+      throw ult::StackError("rank " + std::to_string(w) + ": " + e.what());
+    }
     Rank *r = rank.get();
     by_world_[static_cast<std::size_t>(w)] = r;
 
@@ -288,7 +373,7 @@ void Pe::spawn_helper(Rank &r, std::function<void()> body) {
 #endif
     return true;
   });
-  r.coll.helper_tasks.push_back(std::make_unique<ult::Task>(config_.stack_size, std::move(body)));
+  r.coll.helper_tasks.push_back(std::make_unique<ult::Task>(*stacks_, std::move(body)));
   ult::Task &t = *r.coll.helper_tasks.back();
   t.owner = &r;
   t.images = r.task.images; // the rank's thread_local variables and libc state, if its own

@@ -3,9 +3,9 @@
 
 namespace ampi {
 
-Rank::Rank(Pe &pe_, int world_rank_, std::size_t stack_size, std::function<void(Rank &)> body)
+Rank::Rank(Pe &pe_, int world_rank_, ult::StackPool &stacks, std::function<void(Rank &)> body)
     : pe(pe_), world_rank(world_rank_),
-      task(stack_size, [this, body = std::move(body)] { body(*this); }) {
+      task(stacks, [this, body = std::move(body)] { body(*this); }) {
   task.owner = this;
 }
 

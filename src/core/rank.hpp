@@ -24,7 +24,7 @@ class Pe;
 
 class Rank {
 public:
-  Rank(Pe &pe, int world_rank, std::size_t stack_size, std::function<void(Rank &)> body);
+  Rank(Pe &pe, int world_rank, ult::StackPool &stacks, std::function<void(Rank &)> body);
 
   Pe &pe;
   const int world_rank;

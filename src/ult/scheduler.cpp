@@ -1,6 +1,7 @@
 // src/ult/scheduler.cpp — switching between tasks and the scheduler loop (see scheduler.hpp).
 #include "ult/scheduler.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -142,7 +143,15 @@ void Scheduler::enter(Task &next, ctx::fcontext_t *resume_slot) noexcept {
   arrived(t);
 }
 
+void Scheduler::overflowed(Task &self) noexcept {
+  if (on_overflow_) on_overflow_(self);
+  std::fprintf(stderr, "ampi: a task overflowed its stack (%zu bytes)\n",
+               self.stack_size() - self.stack_guard());
+  std::abort();
+}
+
 void Scheduler::switch_from(Task &self) noexcept {
+  check_stack(self, false);
   Task *next = pop();
   if (next == &self) { // yielded with nobody else ready: keep running
     self.state_ = Task::State::Running;
@@ -165,6 +174,7 @@ void Scheduler::switch_from(Task &self) noexcept {
 
 void Scheduler::finish_current() noexcept {
   Task &self = *current_;
+  check_stack(self, true);
   self.state_ = Task::State::Finished;
   returned_ = &self;
   current_ = nullptr;

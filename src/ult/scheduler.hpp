@@ -67,6 +67,12 @@ public:
   // Whether `p` lies in the live memory of a region (of this thread).
   bool in_region(const void *p) const noexcept;
 
+  // GuardMode::Check stacks: called, on the overflowing task's stack, when a task is found to
+  // have overflowed its stack (see stack.hpp); it should report and end the process. Unset: a
+  // message that names no rank, then abort().
+  using OverflowFn = void (*)(Task &);
+  void set_overflow_report(OverflowFn fn) noexcept { on_overflow_ = fn; }
+
   bool has_ready() const noexcept { return head_ != nullptr; }
   std::uint64_t switches() const noexcept { return switches_; }
 
@@ -105,6 +111,14 @@ private:
   // Leaves `self` for the next ready task, or for the scheduler loop if none is ready.
   void switch_from(Task &self) noexcept;
   void enter(Task &next, boost::context::detail::fcontext_t *resume_slot) noexcept;
+  // GuardMode::Check: the stack-pointer test of a task that leaves the CPU (one compare, skipped
+  // for Page-mode stacks), and the thorough one when it ends.
+  void check_stack(Task &self, bool thorough) noexcept {
+    if (self.stack_.mode == GuardMode::Check && !self.stack_intact(thorough)) [[unlikely]]
+      overflowed(self);
+  }
+  [[noreturn]] void overflowed(Task &self) noexcept;
+  OverflowFn on_overflow_ = nullptr;
 
   Task *head_ = nullptr;
   Task *tail_ = nullptr;

@@ -15,14 +15,27 @@ void finish_switch(void *fake_stack) noexcept; // scheduler.cpp
 }
 #endif
 
+Task::Task(StackPool &stacks, std::function<void()> body)
+    : body_(std::move(body)), stacks_(&stacks), stack_(stacks.allocate()) {
+  context_ = boost::context::detail::make_fcontext(stack_.ctx.sp, stack_.ctx.size, &Task::entry);
+}
+
 Task::Task(std::size_t stack_size, std::function<void()> body)
-    : body_(std::move(body)), allocator_(stack_size) {
-  stack_ = allocator_.allocate();
-  context_ = boost::context::detail::make_fcontext(stack_.sp, stack_.size, &Task::entry);
+    : body_(std::move(body)), own_stacks_(std::make_unique<StackPool>(stack_size, GuardMode::Page)),
+      stacks_(own_stacks_.get()), stack_(stacks_->allocate()) {
+  context_ = boost::context::detail::make_fcontext(stack_.ctx.sp, stack_.ctx.size, &Task::entry);
 }
 
 Task::~Task() {
-  allocator_.deallocate(stack_);
+  stacks_->release(stack_);
+}
+
+bool Task::stack_intact(bool thorough) const noexcept {
+  if (stack_.mode != GuardMode::Check) return true;
+  const char probe = 0;
+  const char *sp = &probe;
+  if (sp >= stack_.low() && sp < stack_.usable_low()) return false;
+  return !(thorough && StackPool::gap_touched(stack_));
 }
 
 void Task::entry(boost::context::detail::transfer_t t) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 
 namespace ampi::ult {
 
@@ -18,7 +19,10 @@ class Task {
 public:
   enum class State : unsigned char { Ready, Running, Blocked, Finished };
 
-  // `body` runs on the task's own stack the first time the scheduler switches to it.
+  // `body` runs on the task's own stack, taken from `stacks` (which must outlive the task), the
+  // first time the scheduler switches to it. Throws StackError when no stack can be made.
+  Task(StackPool &stacks, std::function<void()> body);
+  // The same with a stack of its own (one mapping and a guard page; for tests and one-off tasks).
   Task(std::size_t stack_size, std::function<void()> body);
   // Frees the stack. A task that never finished is dropped without unwinding its stack (as
   // exit() drops a program's frames).
@@ -28,9 +32,16 @@ public:
 
   State state() const noexcept { return state_; }
   bool finished() const noexcept { return state_ == State::Finished; }
-  // Lowest address of the stack (its guard page) and its size, for fault reports.
-  const void *stack_low() const noexcept { return static_cast<char *>(stack_.sp) - stack_.size; }
-  std::size_t stack_size() const noexcept { return stack_.size; }
+  // Lowest address of the stack (its guard page or gap) and its size with it, for fault reports.
+  const void *stack_low() const noexcept { return stack_.low(); }
+  std::size_t stack_size() const noexcept { return stack_.ctx.size; }
+  // The part below the usable stack: a guard page (GuardMode::Page) or a checked gap.
+  std::size_t stack_guard() const noexcept { return stack_.guard; }
+  GuardMode stack_mode() const noexcept { return stack_.mode; }
+  // GuardMode::Check: false once the stack pointer went below the usable stack, or (`thorough`,
+  // a system call) a page of the gap below it was touched. Always true in Page mode (the guard
+  // page faults instead). Call it on the task's own stack for the stack-pointer test.
+  bool stack_intact(bool thorough) const noexcept;
 
   void *owner = nullptr; // what this task runs for (the Rank), for the scheduler's users
   // This task's images of the scheduler's regions (Scheduler::add_region: its thread_local
@@ -45,8 +56,9 @@ private:
   boost::context::detail::fcontext_t context_ = nullptr; // where to resume it while suspended
   Scheduler *scheduler_ = nullptr;
   std::function<void()> body_;
-  boost::context::stack_context stack_{};
-  StackAllocator allocator_;
+  std::unique_ptr<StackPool> own_stacks_; // Task(size, body) only
+  StackPool *stacks_;
+  Stack stack_{};
   State state_ = State::Ready;
   Task *next_ready_ = nullptr;
 };

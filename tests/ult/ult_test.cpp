@@ -1,6 +1,7 @@
 // tests/ult/ult_test.cpp — the user-level-thread runtime alone (src/ult): tasks run on their own
 // stacks in FIFO order, block until made ready, yield to each other, finish once; per-task images
-// of memory regions follow the running task; a stack overflow faults in the guard page; the
+// of memory regions follow the running task; a stack overflow faults in the guard page, a failed
+// guard page is an error, Check-mode stacks share mappings and their overflows are found; the
 // OS-thread bookkeeping's waits wake on notify.
 #include "ult/os_threads.hpp"
 #include "ult/scheduler.hpp"
@@ -8,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -149,9 +152,10 @@ TEST(UltScheduler, CountsSwitches) {
 }
 
 TEST(UltStack, GuardPageBelowTheUsableStack) {
-  ampi::ult::StackAllocator alloc(kStack);
-  auto ctx = alloc.allocate();
-  const std::size_t page = ampi::ult::StackAllocator::page_size();
+  ampi::ult::StackPool alloc(kStack, ampi::ult::GuardMode::Page);
+  ampi::ult::Stack stack = alloc.allocate();
+  auto ctx = stack.ctx;
+  const std::size_t page = ampi::ult::StackPool::page_size();
   auto *top = static_cast<unsigned char *>(ctx.sp);
   auto *low = top - ctx.size;
   EXPECT_GE(ctx.size, kStack);
@@ -164,7 +168,7 @@ TEST(UltStack, GuardPageBelowTheUsableStack) {
         std::exit(0);
       },
       ::testing::KilledBySignal(SIGSEGV), "");
-  alloc.deallocate(ctx);
+  alloc.release(stack);
 }
 
 // Touches every page of its frame on the way down, so an endless descent meets the guard page
@@ -186,6 +190,134 @@ TEST(UltStack, OverflowInATaskFaults) {
         std::exit(0);
       },
       ::testing::KilledBySignal(SIGSEGV), "");
+}
+
+// A failed mprotect of the guard page (ENOMEM when the split passes vm.max_map_count) is an
+// error naming the limit, not a stack without a guard. The failure is injected.
+int failing_protect(void *, std::size_t, int) {
+  errno = ENOMEM;
+  return -1;
+}
+
+TEST(UltStack, FailedGuardPageIsAnError) {
+  ampi::ult::StackPool pool(kStack, ampi::ult::GuardMode::Page, failing_protect);
+  try {
+    (void)pool.allocate();
+    FAIL() << "allocate() made a stack without a guard page";
+  } catch (const ampi::ult::StackError &e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("guard page"), std::string::npos) << what;
+    EXPECT_NE(what.find("vm.max_map_count"), std::string::npos) << what;
+  }
+  // A task on such a pool is not created either.
+  EXPECT_THROW(Task(pool, [] {}), ampi::ult::StackError);
+}
+
+std::size_t mappings() {
+  std::FILE *f = std::fopen("/proc/self/maps", "r");
+  std::size_t n = 0;
+  for (int c; (c = std::fgetc(f)) != EOF;)
+    n += c == '\n';
+  std::fclose(f);
+  return n;
+}
+
+TEST(UltStack, PageModeCostsTwoMappingsPerStack) {
+  ampi::ult::StackPool pool(kStack, ampi::ult::GuardMode::Page);
+  const std::size_t before = mappings();
+  std::vector<ampi::ult::Stack> stacks;
+  for (int i = 0; i < 100; ++i)
+    stacks.push_back(pool.allocate());
+  EXPECT_GE(mappings() - before, 150u); // (the kernel may merge a few neighbours)
+  EXPECT_EQ(pool.mappings_for(100), 200u);
+  for (auto &s : stacks)
+    pool.release(s);
+}
+
+// Check mode: 2,000 stacks of one pool cost a handful of mappings, not 4,000; each is usable down
+// to its gap, and released slots are reused.
+TEST(UltStack, CheckModeStacksShareMappings) {
+  ampi::ult::StackPool pool(kStack, ampi::ult::GuardMode::Check);
+  const std::size_t before = mappings();
+  std::vector<ampi::ult::Stack> stacks;
+  for (int i = 0; i < 2000; ++i) {
+    stacks.push_back(pool.allocate());
+    auto &s = stacks.back();
+    ASSERT_EQ(s.guard, ampi::ult::StackPool::kCheckGap);
+    s.usable_low()[0] = 1;
+    static_cast<char *>(s.ctx.sp)[-1] = 1;
+    EXPECT_FALSE(ampi::ult::StackPool::gap_touched(s));
+  }
+  EXPECT_LE(mappings() - before, 4u);
+  EXPECT_LE(pool.mappings_for(2000), 4u);
+  char *first = stacks.front().low();
+  pool.release(stacks.front());
+  EXPECT_EQ(pool.allocate().low(), first);
+}
+
+// Goes `bytes` below the stack pointer it started at, touching a word every 512 bytes, and
+// optionally yields at the bottom.
+[[gnu::noinline]] void dig(std::size_t bytes, Scheduler *yield_at_bottom) {
+  volatile char frame[512];
+  frame[0] = 1;
+  if (bytes > sizeof frame)
+    dig(bytes - sizeof frame, yield_at_bottom);
+  else if (yield_at_bottom)
+    yield_at_bottom->yield();
+  frame[sizeof frame - 1] = 2;
+}
+
+Scheduler *g_overflow_scheduler = nullptr; // (the report is a plain function pointer)
+
+// Check mode: an overflow into the gap that returned is found when the task ends; one whose
+// stack pointer is in the gap when it switches is found at the switch. Both end the process
+// through the scheduler's overflow report.
+TEST(UltStack, CheckModeFindsAnOverflowWhenTheTaskEnds) {
+  EXPECT_EXIT(
+      {
+        ampi::ult::StackPool pool(kStack, ampi::ult::GuardMode::Check);
+        Scheduler s;
+        s.set_overflow_report([](Task &) {
+          std::fputs("overflow reported\n", stderr);
+          std::exit(3);
+        });
+        Task t(pool, [] { dig(kStack + 16 * 1024, nullptr); });
+        s.spawn(t);
+        drain(s);
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(3), "overflow reported");
+}
+
+TEST(UltStack, CheckModeFindsAnOverflowAtASwitch) {
+  EXPECT_EXIT(
+      {
+        ampi::ult::StackPool pool(kStack, ampi::ult::GuardMode::Check);
+        Scheduler s;
+        g_overflow_scheduler = &s;
+        s.set_overflow_report([](Task &) {
+          std::fputs(g_overflow_scheduler->current() ? "at a switch\n" : "?\n", stderr);
+          std::exit(3);
+        });
+        Task t(pool, [&] { dig(kStack + 16 * 1024, &s); });
+        Task other(pool, [] {});
+        s.spawn(t);
+        s.spawn(other);
+        drain(s);
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(3), "at a switch");
+}
+
+TEST(UltStack, CheckModeTaskWithinItsStackIsFine) {
+  ampi::ult::StackPool pool(kStack, ampi::ult::GuardMode::Check);
+  Scheduler s;
+  s.set_overflow_report([](Task &) { std::abort(); });
+  Task t(pool, [&] { dig(kStack / 2, &s); });
+  Task other(pool, [&] { s.yield(); });
+  s.spawn(t);
+  s.spawn(other);
+  EXPECT_EQ(drain(s).size(), 2u);
 }
 
 TEST(UltThreads, WaitWakesOnNotifyFromAnotherThread) {
