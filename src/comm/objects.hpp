@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,11 +123,52 @@ struct UserErrors {
   }
 };
 
+// The specific messages (call, argument, value) of the last kRing errors this rank raised. As
+// MPICH's do, the code an MPI call returns carries an index into them: code = seq << 8 | class
+// (seq counting from 1 and wrapping below 2^22, so codes stay within 0x100..MPI_ERR_LASTCODE,
+// apart from the classes and the program's codes), MPI_Error_class takes the low byte, and
+// MPI_Error_string finds the message while its slot has not been reused (the next kRing errors
+// of the rank). Nothing is kept before the first error: a rank that raises none pays nothing.
+struct ErrorMessages {
+  static constexpr std::uint32_t kRing = 64;
+  static constexpr std::uint32_t kSeqLimit = std::uint32_t{1} << 22; // 0x3fffff << 8 | 0xff fits
+  struct Entry {
+    int code = 0;
+    std::string text;
+  };
+  std::vector<Entry> ring;
+  std::uint32_t seq = 0;
+
+  // Keeps `text` for error class `error_class` (< 256) and returns the code that names it.
+  int record(int error_class, std::string text) {
+    seq = seq + 1 < kSeqLimit ? seq + 1 : 1;
+    const int code = static_cast<int>(seq << 8) | error_class;
+    if (ring.empty()) ring.resize(kRing);
+    Entry &e = ring[seq % kRing];
+    e.code = code;
+    e.text = std::move(text);
+    return code;
+  }
+  // The message of `code`, or nullptr when its slot was reused since (or it is no such code).
+  const std::string *find(int code) const noexcept {
+    if (!is_specific(code) || ring.empty()) return nullptr;
+    const Entry &e = ring[(static_cast<std::uint32_t>(code) >> 8) % kRing];
+    return e.code == code ? &e.text : nullptr;
+  }
+  static constexpr bool is_specific(int code) noexcept {
+    return code > 0xff && code <= MPI_ERR_LASTCODE;
+  }
+  static constexpr int class_of(int code) noexcept {
+    return is_specific(code) ? code & 0xff : code;
+  }
+};
+
 // What the comm area keeps per rank (Rank::comm_objects).
 struct Registry {
   KeyvalTable keyvals;
   InfoTable infos;
   UserErrors errors;
+  ErrorMessages messages; // for MPI_Error_string (src/mpi/errors.cpp)
 };
 
 } // namespace ampi::comm

@@ -74,8 +74,9 @@ ult::GuardMode choose_stack_guard(const PeConfig &c, std::size_t count) {
   constexpr std::size_t kHeadroom = 1000;
   ult::ProcessLimits lim = ult::ProcessLimits::read();
   if (c.max_map_count) lim.max_map_count = c.max_map_count;
-  const std::size_t room =
-      lim.max_map_count > lim.maps_in_use + kHeadroom ? lim.max_map_count - lim.maps_in_use - kHeadroom : 0;
+  const std::size_t room = lim.max_map_count > lim.maps_in_use + kHeadroom
+                               ? lim.max_map_count - lim.maps_in_use - kHeadroom
+                               : 0;
   const std::size_t copies = c.copies ? count * kMapsPerCopy : 0;
   ult::GuardMode mode = c.stack_guard == "check" ? ult::GuardMode::Check : ult::GuardMode::Page;
   if (c.stack_guard == "auto") {
@@ -87,9 +88,9 @@ ult::GuardMode choose_stack_guard(const PeConfig &c, std::size_t count) {
   if (needed > room) {
     std::string why = plural(count, "rank") + " in this process need about " +
                       std::to_string(needed + kHeadroom) + " memory mappings (";
-    why += mode == ult::GuardMode::Page ? "2 per rank stack with its guard page"
-                                        : "the rank stacks' " +
-                                              std::to_string(pool.mappings_for(count));
+    why += mode == ult::GuardMode::Page
+               ? "2 per rank stack with its guard page"
+               : "the rank stacks' " + std::to_string(pool.mappings_for(count));
     if (c.copies)
       why += ", " + std::to_string(kMapsPerCopy) + " per rank for its copy of the program";
     why += ", " + std::to_string(kHeadroom) + " for the rest), but the kernel allows " +
@@ -99,7 +100,8 @@ ult::GuardMode choose_stack_guard(const PeConfig &c, std::size_t count) {
            " are in use: run fewer ranks per process (more processes: ampirun -n), or raise the "
            "limit (sysctl -w vm.max_map_count=" +
            std::to_string(lim.maps_in_use + needed + 2 * kHeadroom) + ")";
-    if (mode == ult::GuardMode::Page) why += ", or let the stacks share mappings (AMPI_STACK_GUARD=check or auto)";
+    if (mode == ult::GuardMode::Page)
+      why += ", or let the stacks share mappings (AMPI_STACK_GUARD=check or auto)";
     if (c.copies) why += ", or run without per-rank copies (AMPI_PRIVATIZE=off)";
     throw ult::StackError(why);
   }
@@ -110,7 +112,8 @@ ult::GuardMode choose_stack_guard(const PeConfig &c, std::size_t count) {
     const std::size_t per_rank = count ? left / count : 0;
     throw ult::StackError(
         plural(count, "rank") + " in this process need " + std::to_string(reserve >> 20) +
-        " MiB of address space for their stacks (" + std::to_string(pool.reserved_per_stack() >> 10) +
+        " MiB of address space for their stacks (" +
+        std::to_string(pool.reserved_per_stack() >> 10) +
         " KiB each, reserved, not committed), but the process may map " +
         std::to_string(lim.address_limit >> 20) + " MiB (ulimit -v) and " +
         std::to_string(lim.address_in_use >> 20) +

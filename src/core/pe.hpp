@@ -41,12 +41,12 @@ struct PeConfig {
   Placement placement;
   int my_pe = 0;
   std::size_t stack_size = ult::StackPool::kDefaultSize;
-  std::string stack_guard = "auto"; // AMPI_STACK_GUARD: auto, page, check
-  std::size_t max_map_count = 0;    // AMPI_MAX_MAP_COUNT (testing); 0: the kernel's
-  bool copies = false;              // the ranks run per-rank copies of the program (privatize)
-  std::size_t eager_limit = 64 * 1024;     // unexpected same-PE sends up to this size are buffered
-  bool verbose = false;                    // AMPI_VERBOSE: notes on stderr (first PE only)
-  bool rma_shm = true;                     // AMPI_RMA_SHM: windows of one host in shared memory
+  std::string stack_guard = "auto";    // AMPI_STACK_GUARD: auto, page, check
+  std::size_t max_map_count = 0;       // AMPI_MAX_MAP_COUNT (testing); 0: the kernel's
+  bool copies = false;                 // the ranks run per-rank copies of the program (privatize)
+  std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
+  bool verbose = false;                // AMPI_VERBOSE: notes on stderr (first PE only)
+  bool rma_shm = true;                 // AMPI_RMA_SHM: windows of one host in shared memory
   std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
@@ -186,7 +186,7 @@ private:
   std::vector<std::string> args_;
   char **envp_;
   ult::Scheduler scheduler_;
-  std::optional<ult::StackPool> stacks_; // before ranks_: their stacks come from it
+  std::optional<ult::StackPool> stacks_;              // before ranks_: their stacks come from it
   gpu::DevPtrCache devptrs_{config_.gpu_async_bytes}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -39,6 +40,17 @@ struct HandleKind {
 
 inline constexpr std::uint32_t kIndexBits = 24;
 inline constexpr std::uint32_t kPrefixMask = ~((std::uint32_t{1} << kIndexBits) - 1);
+// The low 24 bits are split: the low kSlotBits number the object (its slot in the table), the
+// top kGenerationBits count how often that slot was freed, so that a handle of a freed object
+// is caught as invalid (MPI_ERR_REQUEST, MPI_ERR_COMM, ...) instead of naming whatever object
+// reused its slot. A slot's first object has generation 0, so the handles a rank gets first, and
+// mpi.h's predefined ones (never freed), are what they were without generations. A stale handle
+// goes unnoticed only if its slot was freed a multiple of 64 times since: 6 bits leave 262,143
+// live objects of one kind per rank (minus `first`).
+inline constexpr std::uint32_t kSlotBits = 18;
+inline constexpr std::uint32_t kGenerationBits = kIndexBits - kSlotBits;
+inline constexpr std::uint32_t kSlotMask = (std::uint32_t{1} << kSlotBits) - 1;
+inline constexpr std::uint32_t kGenerationMask = (std::uint32_t{1} << kGenerationBits) - 1;
 
 // Every handle kind, in one place. The null handles (MPI_COMM_NULL 0x04000000, MPI_GROUP_NULL
 // 0x08000000, MPI_DATATYPE_NULL 0x0c000000, MPI_ERRHANDLER_NULL 0x14000000, MPI_OP_NULL
@@ -75,22 +87,27 @@ inline constexpr HandleKind keyval{0x65000000};
 
 // How many objects a kind can number: indices run from 0 to capacity - 1.
 constexpr std::uint32_t capacity(HandleKind k) noexcept {
-  return (std::uint32_t{1} << kIndexBits) - k.first;
+  return (std::uint32_t{1} << kSlotBits) - k.first;
 }
 
-// The handle of object `index` of kind `k` (index < capacity(k)).
-constexpr Handle encode(HandleKind k, std::uint32_t index) noexcept {
-  return static_cast<Handle>(k.prefix | (k.first + index));
+// The handle of object `index` of kind `k` (index < capacity(k)) in its slot's `generation`.
+constexpr Handle encode(HandleKind k, std::uint32_t index, std::uint32_t generation = 0) noexcept {
+  return static_cast<Handle>(k.prefix | (generation << kSlotBits) | (k.first + index));
 }
 
-// The index `h` encodes if it is of kind `k`; otherwise a value >= capacity(k). One XOR and one
-// subtraction: a handle with another top byte keeps a bit at or above bit 24 (so its result is at
-// least 2^24 - first), and one below `first` wraps around to near 2^32.
+// The index `h` encodes if it is of kind `k` (whatever its generation); otherwise a value >=
+// capacity(k): a handle with another top byte, or one below `first` (which wraps around).
 constexpr std::uint32_t decode(HandleKind k, Handle h) noexcept {
-  return (static_cast<std::uint32_t>(h) ^ k.prefix) - k.first;
+  const std::uint32_t v = static_cast<std::uint32_t>(h) ^ k.prefix;
+  return v >> kIndexBits ? ~std::uint32_t{0} : (v & kSlotMask) - k.first;
 }
 
-// Whether `h` is a handle of kind `k` (any index, live or not).
+// The generation `h` carries if it is of kind `k`; a value past kGenerationMask otherwise.
+constexpr std::uint32_t generation(HandleKind k, Handle h) noexcept {
+  return (static_cast<std::uint32_t>(h) ^ k.prefix) >> kSlotBits;
+}
+
+// Whether `h` is a handle of kind `k` (any index and generation, live or not).
 constexpr bool is_kind(HandleKind k, Handle h) noexcept {
   return decode(k, h) < capacity(k);
 }
@@ -128,9 +145,11 @@ template <PointerLike T> struct Slots<T> {
 } // namespace detail
 
 // The objects of one handle kind that one rank has created. A slot is live from insert() to
-// erase()/take(); erased slots are reused, the last freed first, so handles stay small. get() is
-// on the path of every MPI call that takes a handle of this kind: inline, two arithmetic
-// operations, one bounds check and one liveness check.
+// erase()/take(); erased slots are reused, the last freed first, so handles stay small, each
+// reuse in the slot's next generation (a freed handle is then no longer found). get() is on the
+// path of every MPI call that takes a handle of this kind: inline, four arithmetic operations,
+// one bounds check, one generation check (the generation sits beside the object, in its cache
+// line) and one liveness check.
 //
 // T is either a pointer-like type (std::unique_ptr<Comm>, std::shared_ptr<const Group>,
 // Request *): the table stores the pointer, a null one is a free slot, and get() returns the
@@ -139,6 +158,10 @@ template <PointerLike T> struct Slots<T> {
 template <class T, HandleKind Kind> class HandleTable {
   using Traits = detail::Slots<T>;
   using Stored = typename Traits::Stored;
+  struct Slot {
+    Stored value;
+    std::uint32_t generation; // of the handle that names the slot's object (kGenerationMask)
+  };
 
 public:
   using Pointer = typename Traits::Pointer;
@@ -148,12 +171,12 @@ public:
   // The object behind `h`, or nullptr for a handle of another kind, a freed slot or an index
   // past the table's end.
   Pointer get(Handle h) noexcept {
-    const std::uint32_t i = decode(Kind, h);
-    return i < slots_.size() ? Traits::address(slots_[i]) : nullptr;
+    Slot *s = find(h);
+    return s ? Traits::address(s->value) : nullptr;
   }
   ConstPointer get(Handle h) const noexcept {
-    const std::uint32_t i = decode(Kind, h);
-    return i < slots_.size() ? Traits::address(slots_[i]) : nullptr;
+    const Slot *s = const_cast<HandleTable *>(this)->find(h);
+    return s ? Traits::address(s->value) : nullptr;
   }
   bool contains(Handle h) const noexcept { return get(h) != nullptr; }
 
@@ -164,13 +187,15 @@ public:
     if (!free_.empty()) {
       i = free_.back();
       free_.pop_back();
-      slots_[i] = std::move(value);
+      slots_[i].value = std::move(value);
     } else {
-      if (slots_.size() >= capacity(Kind)) throw std::length_error("ampi: out of MPI handles");
+      if (slots_.size() >= capacity(Kind))
+        throw std::length_error("ampi: out of MPI handles (" + std::to_string(capacity(Kind)) +
+                                " live objects of one kind in one rank)");
       i = static_cast<std::uint32_t>(slots_.size());
-      slots_.emplace_back(std::move(value));
+      slots_.push_back(Slot{Stored{std::move(value)}, 0});
     }
-    return encode(Kind, i);
+    return encode(Kind, i, slots_[i].generation);
   }
 
   // Frees the slot of `h` (dropping what it holds); false when `h` is not live.
@@ -185,8 +210,8 @@ public:
   // The stored pointer itself (a new owner of a shared_ptr), or null.
   T share(Handle h) const noexcept
       requires(detail::PointerLike<T> &&std::is_copy_constructible_v<T>) {
-    const std::uint32_t i = decode(Kind, h);
-    return i < slots_.size() ? slots_[i] : T{};
+    const Slot *s = const_cast<HandleTable *>(this)->find(h);
+    return s ? s->value : T{};
   }
 
   // Live objects.
@@ -195,7 +220,7 @@ public:
   // Drops every object (their destructors run in slot order, on an already empty table, so one
   // that looks itself up finds nothing); handles start again from index 0.
   void clear() noexcept {
-    std::vector<Stored> old = std::move(slots_);
+    std::vector<Slot> old = std::move(slots_);
     slots_.clear();
     free_.clear();
     old.clear();
@@ -216,7 +241,10 @@ public:
     using pointer = void;
     using reference = Entry;
     iterator() = default;
-    Entry operator*() const noexcept { return {encode(Kind, i_), Traits::address((*slots_)[i_])}; }
+    Entry operator*() const noexcept {
+      Slot &s = (*slots_)[i_];
+      return {encode(Kind, i_, s.generation), Traits::address(s.value)};
+    }
     iterator &operator++() noexcept {
       ++i_;
       skip();
@@ -231,30 +259,42 @@ public:
 
   private:
     friend class HandleTable;
-    iterator(std::vector<Stored> *slots, std::uint32_t i) : slots_(slots), i_(i) { skip(); }
+    iterator(std::vector<Slot> *slots, std::uint32_t i) : slots_(slots), i_(i) { skip(); }
     void skip() noexcept {
-      while (i_ < slots_->size() && !Traits::live((*slots_)[i_]))
+      while (i_ < slots_->size() && !Traits::live((*slots_)[i_].value))
         ++i_;
     }
-    std::vector<Stored> *slots_ = nullptr;
+    std::vector<Slot> *slots_ = nullptr;
     std::uint32_t i_ = 0;
   };
   iterator begin() noexcept { return {&slots_, 0}; }
   iterator end() noexcept { return {&slots_, static_cast<std::uint32_t>(slots_.size())}; }
 
 private:
+  // The slot `h` names, if `h` is of this kind and of the slot's current generation (live or
+  // not). The generation is compared with everything above the slot number, prefix included, so
+  // a handle of another kind fails that test too.
+  Slot *find(Handle h) noexcept {
+    const std::uint32_t v = static_cast<std::uint32_t>(h) ^ Kind.prefix;
+    const std::uint32_t i = (v & kSlotMask) - Kind.first;
+    if (i >= slots_.size()) return nullptr;
+    Slot &s = slots_[i];
+    return s.generation == (v >> kSlotBits) ? &s : nullptr;
+  }
+
   std::optional<Stored> take_stored(Handle h) noexcept {
-    const std::uint32_t i = decode(Kind, h);
-    if (i >= slots_.size() || !Traits::live(slots_[i])) return std::nullopt;
+    Slot *slot = find(h);
+    if (!slot || !Traits::live(slot->value)) return std::nullopt;
     // Moved out before the slot is freed: the object's destructor, which runs in the caller,
     // sees a table that no longer holds it.
-    std::optional<Stored> s{std::move(slots_[i])};
-    slots_[i] = Stored{};
-    free_.push_back(i);
+    std::optional<Stored> s{std::move(slot->value)};
+    slot->value = Stored{};
+    slot->generation = (slot->generation + 1) & kGenerationMask;
+    free_.push_back(static_cast<std::uint32_t>(slot - slots_.data()));
     return s;
   }
 
-  std::vector<Stored> slots_;
+  std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_; // freed indices, reused last first
 };
 

@@ -1,6 +1,8 @@
 // src/mpi/errors.cpp — error classes and strings (predefined, and those a program adds with
 // MPI_Add_error_class/code/string), error handlers (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, user
-// handlers) and the functions that raise errors for the rest of the MPI layer.
+// handlers) and the functions that raise errors for the rest of the MPI layer. A raised error's
+// code names its message (comm::ErrorMessages): under MPI_ERRORS_RETURN, MPI_Error_string of the
+// returned code says which call, argument and value, as MPICH's does.
 #include "core/rank.hpp"
 #include "mpi/common.hpp"
 
@@ -80,6 +82,7 @@ constexpr ClassInfo kClasses[] = {
 };
 
 const ClassInfo *find_class(int code) {
+  code = comm::ErrorMessages::class_of(code); // a raised error's code: its class's
   for (const auto &c : kClasses)
     if (c.code == code) return &c;
   return nullptr;
@@ -92,7 +95,15 @@ const comm::UserErrors::Entry *user_error(int code) {
   return self ? self->comm.objects.errors.find(code) : nullptr;
 }
 
+// The calling rank's messages of raised errors, or nullptr outside a rank.
+const comm::ErrorMessages *messages() {
+  Pe *pe = Pe::get_if();
+  Rank *self = pe ? pe->current_if() : nullptr;
+  return self ? &self->comm.objects.messages : nullptr;
+}
+
 [[noreturn]] void fatal(Rank *self, int code, const char *fn, const char *detail) {
+  code = comm::ErrorMessages::class_of(code);
   const ClassInfo *ci = find_class(code);
   if (!ci)
     if (const comm::UserErrors::Entry *u = user_error(code)) {
@@ -154,6 +165,14 @@ int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
   if (self) {
     c = self->comm.comms.find(comm);
     if (!c) c = self->comm.comms.find(MPI_COMM_WORLD);
+    // A predefined class gets a code of its own that names this message (a code already
+    // specific, or one the program added, stays as it is). MPI_ERR_IN_STATUS and
+    // MPI_ERR_PENDING stay plain: they say "see the statuses", whose codes carry the details,
+    // and programs compare them as they are.
+    if (code != MPI_SUCCESS && code <= 0xff && code != MPI_ERR_IN_STATUS &&
+        code != MPI_ERR_PENDING && find_class(code) &&
+        (!c || c->errhandler != MPI_ERRORS_ARE_FATAL))
+      code = self->comm.objects.messages.record(code, std::string(fn) + ": " + detail);
   }
   return dispatch(self, c, code, fn, detail);
 }
@@ -237,7 +256,7 @@ using namespace ampi::mpi;
 extern "C" int PMPI_Error_class(int errorcode, int *errorclass) {
   if (!errorclass) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "errorclass=NULL");
   if (find_class(errorcode)) {
-    *errorclass = errorcode;
+    *errorclass = comm::ErrorMessages::class_of(errorcode);
     return MPI_SUCCESS;
   }
   if (const comm::UserErrors::Entry *u = user_error(errorcode)) {
@@ -254,7 +273,18 @@ extern "C" int PMPI_Error_string(int errorcode, char *string, int *resultlen) {
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_string", "string or resultlen is NULL");
   int n = 0;
   if (const ClassInfo *ci = find_class(errorcode)) {
-    n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", ci->name, ci->text);
+    const comm::ErrorMessages *m = messages();
+    const std::string *text = m ? m->find(errorcode) : nullptr;
+    if (text)
+      n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s: %s", ci->name, ci->text,
+                        text->c_str());
+    else if (comm::ErrorMessages::is_specific(errorcode))
+      n = std::snprintf(string, MPI_MAX_ERROR_STRING,
+                        "%s: %s (the details of error code %d are no longer kept: only the "
+                        "last %u errors of a rank are)",
+                        ci->name, ci->text, errorcode, comm::ErrorMessages::kRing);
+    else
+      n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", ci->name, ci->text);
   } else if (const comm::UserErrors::Entry *u = user_error(errorcode)) {
     n = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->text.c_str());
   } else {
@@ -281,7 +311,8 @@ extern "C" int PMPI_Add_error_code(int errorclass, int *errorcode) {
   if (!errorcode) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorcode=NULL");
   const comm::UserErrors::Entry *u = self->comm.objects.errors.find(errorclass);
   const bool is_class =
-      (find_class(errorclass) && errorclass != MPI_SUCCESS) || (u && u->error_class == errorclass);
+      (errorclass > MPI_SUCCESS && errorclass <= 0xff && find_class(errorclass)) ||
+      (u && u->error_class == errorclass);
   if (!is_class)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "errorclass=%d is not an error class",
                  errorclass);

@@ -35,7 +35,7 @@ int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
   } else {
     m = p2p::mprobe(c->context, source, tag, comm, fn);
   }
-  *message = handles::encode(handles::kind::message, m->slot);
+  *message = static_cast<MPI_Message>(m->slot);
   pt2pt::message_status(m->source, m->tag, m->bytes, status);
   return MPI_SUCCESS;
 }
@@ -55,7 +55,7 @@ int mrecv_common(const char *fn, void *buf, int count, MPI_Datatype type, MPI_Me
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
   }
-  const unsigned slot = handles::decode(handles::kind::message, *message);
+  const auto slot = static_cast<unsigned>(*message);
   const std::optional<p2p::Matched> m = p2p::matched(slot);
   if (!m)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "message 0x%x is not a matched message%s",

@@ -17,8 +17,8 @@ Matched take(Rank &self, const Message &probed, MPI_Comm comm) {
   // The queues hand out const views; the message is ours to take.
   auto &m = const_cast<Message &>(probed);
   self.p2p.matching.remove_unexpected(m);
-  const unsigned slot =
-      handles::decode(handles::kind::message, self.p2p.matched.insert(MatchedMessage{&m, comm}));
+  // The whole handle, generation included (a positive int: the message prefix is 0x74).
+  const auto slot = static_cast<unsigned>(self.p2p.matched.insert(MatchedMessage{&m, comm}));
   return {slot, comm, m.envelope.source, m.envelope.tag, m.bytes};
 }
 
@@ -43,7 +43,7 @@ Matched mprobe(std::uint32_t context, int source, int tag, MPI_Comm comm, const 
 
 std::optional<Matched> matched(unsigned slot) {
   const RankState &p = Pe::get().current().p2p;
-  const MatchedMessage *mm = p.matched.get(handles::encode(handles::kind::message, slot));
+  const MatchedMessage *mm = p.matched.get(static_cast<handles::Handle>(slot));
   if (!mm || !mm->message) return std::nullopt;
   return Matched{slot, mm->comm, mm->message->envelope.source, mm->message->envelope.tag,
                  mm->message->bytes};
@@ -51,7 +51,7 @@ std::optional<Matched> matched(unsigned slot) {
 
 void start_mrecv(Request &req, unsigned slot, const Data &d) {
   RankState &p = req.owner->p2p;
-  const handles::Handle h = handles::encode(handles::kind::message, slot);
+  const auto h = static_cast<handles::Handle>(slot);
   Message &m = *p.matched.get(h)->message;
   p.matched.erase(h);
   // Back into the queues where only this receive can match it (the receive takes it at once).

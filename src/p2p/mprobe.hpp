@@ -17,7 +17,8 @@ namespace ampi::p2p {
 // none, the PE's other ranks run once (they may be about to send it) and it looks again.
 const Message *poll_probe(std::uint32_t context, int source, int tag);
 
-// A message taken by a matched probe: its slot (the MPI layer encodes it in its message handle),
+// A message taken by a matched probe: its slot (the value of its MPI_Message handle, generation
+// included, so that a handle used twice is not found),
 // the communicator the probe named, and what a status reports of it.
 struct Matched {
   unsigned slot = 0;

@@ -101,7 +101,7 @@ private:
     char *base;
     std::size_t bytes;
   };
-  std::vector<Slab> slabs_; // Check mode: unmapped when the pool goes
+  std::vector<Slab> slabs_;  // Check mode: unmapped when the pool goes
   std::vector<char *> free_; // Check mode: lowest address of each free slot
 };
 

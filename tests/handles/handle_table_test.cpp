@@ -30,6 +30,9 @@ TEST(HandleKind, EncodeGivesMpiValues) {
   EXPECT_EQ(h::encode(kind::info, 0), kInfoEnv);
   EXPECT_EQ(h::encode(kind::keyval, 3), 0x65000003);
   EXPECT_EQ(h::encode(kind::message, 2), 0x74000002);
+  // Generations live above the slot number, below the prefix.
+  EXPECT_EQ(h::encode(kind::message, 2, 1), 0x74040002);
+  EXPECT_EQ(h::encode(kind::window, 0, h::kGenerationMask), 0x20fc0001);
 }
 
 TEST(HandleKind, DecodeRoundTripsAndRejectsOtherKinds) {
@@ -108,11 +111,58 @@ TEST(HandleTable, EraseDestroysAndReusesTheLastFreedSlotFirst) {
   EXPECT_TRUE(t.erase(hs[2]));
   EXPECT_EQ(destroyed, 2);
   EXPECT_EQ(t.size(), 2u);
-  EXPECT_EQ(t.insert(std::make_unique<Obj>(7)), hs[2]);
-  EXPECT_EQ(t.insert(std::make_unique<Obj>(8)), hs[1]);
+  // The slots come back in their next generation: the freed handles stay invalid.
+  const h::Handle again2 = t.insert(std::make_unique<Obj>(7));
+  const h::Handle again1 = t.insert(std::make_unique<Obj>(8));
+  EXPECT_EQ(again2, h::encode(kind::comm, 2, 1));
+  EXPECT_EQ(again1, h::encode(kind::comm, 1, 1));
+  EXPECT_EQ(h::decode(kind::comm, again1), 1u);
   EXPECT_EQ(t.insert(std::make_unique<Obj>(9)), h::encode(kind::comm, 4)); // then new slots
-  EXPECT_EQ(t.get(hs[1])->value, 8);
+  EXPECT_EQ(t.get(again1)->value, 8);
+  EXPECT_EQ(t.get(hs[1]), nullptr);
+  EXPECT_EQ(t.get(hs[2]), nullptr);
+  EXPECT_FALSE(t.erase(hs[1]));
   EXPECT_EQ(t.size(), 5u);
+}
+
+// A freed handle is invalid whatever reused its slot, for every generation short of a full turn
+// of the generation count; the value in the slot is never reached through the stale handle.
+TEST(HandleTable, StaleHandlesAreNotFoundAfterReuse) {
+  h::HandleTable<int, kind::request> t;
+  const h::Handle first = t.insert(1);
+  std::vector<h::Handle> stale{first};
+  t.erase(first);
+  for (std::uint32_t g = 1; g <= h::kGenerationMask; ++g) {
+    const h::Handle now = t.insert(static_cast<int>(g) + 1);
+    EXPECT_EQ(h::decode(kind::request, now), 0u);
+    EXPECT_EQ(h::generation(kind::request, now), g);
+    EXPECT_TRUE(h::is_kind(kind::request, now));
+    for (h::Handle old : stale) {
+      EXPECT_EQ(t.get(old), nullptr) << std::hex << old << " found in generation " << g;
+      EXPECT_FALSE(t.contains(old));
+    }
+    ASSERT_NE(t.get(now), nullptr);
+    EXPECT_EQ(*t.get(now), static_cast<int>(g) + 1);
+    stale.push_back(now);
+    t.erase(now);
+  }
+  // A full turn later the slot's first handle names it again (the limit of 6 bits).
+  EXPECT_EQ(t.insert(99), first);
+  // Iteration gives the live handle, generation included.
+  for (auto [hd, obj] : t) {
+    EXPECT_EQ(hd, first);
+    EXPECT_EQ(*obj, 99);
+  }
+}
+
+TEST(HandleTable, SharedPointerOfAFreedHandleIsNull) {
+  h::HandleTable<std::shared_ptr<Obj>, kind::group> t;
+  const h::Handle a = t.insert(std::make_shared<Obj>(1));
+  t.erase(a);
+  const h::Handle b = t.insert(std::make_shared<Obj>(2));
+  EXPECT_EQ(h::decode(kind::group, a), h::decode(kind::group, b));
+  EXPECT_EQ(t.share(a), nullptr);
+  EXPECT_EQ(t.share(b)->value, 2);
 }
 
 TEST(HandleTable, TakeHandsBackTheOwner) {
@@ -166,7 +216,8 @@ TEST(HandleTable, ValueSlots) {
   EXPECT_EQ(t.get(a), nullptr);
   // An empty value is still a live object.
   const h::Handle e = t.insert(Info{});
-  EXPECT_EQ(e, a);
+  EXPECT_EQ(e, h::encode(kind::info, 1, 1)); // a's slot, next generation
+  EXPECT_EQ(t.get(a), nullptr);
   ASSERT_NE(t.get(e), nullptr);
   EXPECT_TRUE(t.get(e)->text.empty());
 }

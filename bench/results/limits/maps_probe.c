@@ -9,8 +9,10 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
-    FILE *f = fopen("/proc/self/maps", "r"); int c, n = 0;
-    while ((c = fgetc(f)) != EOF) n += c == '\n';
+    FILE *f = fopen("/proc/self/maps", "r");
+    int c, n = 0;
+    while ((c = fgetc(f)) != EOF)
+      n += c == '\n';
     fclose(f);
     printf("%d ranks: %d maps\n", size, n);
   }
