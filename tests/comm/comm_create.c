@@ -110,7 +110,8 @@ int main(int argc, char **argv) {
     check_members(split, (size + 1) / 2, rank / 2, esum, "split(even)");
     CHECK_MPI(MPI_Comm_free(&split));
   }
-  CHECK(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &split) == MPI_ERR_ARG, "a negative colour");
+  CHECK(mt_class(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &split)) == MPI_ERR_ARG,
+        "a negative colour");
 
   /* ---- split_type: the ranks whose host name is mine (names hashed, gathered by allreduce) ----
    */
@@ -136,7 +137,8 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Comm_free(&split));
     CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &split));
     CHECK(split == MPI_COMM_NULL, "split_type(MPI_UNDEFINED)");
-    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &split) == MPI_ERR_ARG,
+    CHECK(mt_class(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &split)) ==
+              MPI_ERR_ARG,
           "an unknown split_type");
     free(hashes);
     free(all);
@@ -187,7 +189,7 @@ int main(int argc, char **argv) {
         CHECK_MPI(MPI_Comm_free(&split));
         CHECK_MPI(MPI_Group_free(&mine));
       }
-      CHECK(MPI_Comm_create_group(MPI_COMM_WORLD, world_group, -1, &split) == MPI_ERR_TAG,
+      CHECK(mt_class(MPI_Comm_create_group(MPI_COMM_WORLD, world_group, -1, &split)) == MPI_ERR_TAG,
             "create_group with a negative tag");
     }
     CHECK_MPI(MPI_Group_free(&evens));
