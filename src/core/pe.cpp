@@ -108,6 +108,7 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.protocol.shm_eager_limit = s.shm_eager_limit;
   c.protocol.shm_cma = s.shm_cma;
   c.protocol.shm_cma_min = s.shm_cma_min;
+  c.protocol.shm_cma_refuse = s.shm_cma_refuse;
   c.shm.segment_budget = s.shm_segment;
   // Staged device messages travel like eager ones: through the ring, whose records hold the
   // shm eager limit's size (a quarter of the smallest ring, 64 KiB, with room to spare).

@@ -72,6 +72,7 @@ struct Thresholds {
   std::size_t shm_eager_limit = 16 * 1024;
   bool shm_cma = true;
   std::size_t shm_cma_min = 16 * 1024;
+  bool shm_cma_refuse = false; // AMPI_SHM_CMA_REFUSE=1: receivers refuse every CMA message
   // AMPI_DEBUG_PROTOCOL=1: print the choice for each new (protocol, memory kind, size class).
   bool debug = false;
 };

@@ -70,7 +70,9 @@ bool receive_cma(Request &rreq, const net::CmaNote &note) {
   rreq.status_bytes = n;
   if (n) {
     std::int32_t refused = 0;
-    if (pe.devptrs().kind(rreq.recv_buf) != gpu::MemKind::Host) {
+    if (pe.protocols().limits().shm_cma_refuse) {
+      refused = net::kCmaRefused;
+    } else if (pe.devptrs().kind(rreq.recv_buf) != gpu::MemKind::Host) {
       refused = net::kCmaThisOnce; // the kernel copies into host memory only
     } else if (!pe.port().local()->read_from(note.sender_pe, rreq.recv_buf, note.address, n)) {
       refused = net::kCmaRefused;

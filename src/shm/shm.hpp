@@ -61,10 +61,11 @@ public:
   Node(const Node &) = delete;
   Node &operator=(const Node &) = delete;
 
-  // Whether `pe` shares this host (and so this transport).
+  // Whether `pe` is another PE of this host (and so reached through this transport).
   bool reaches(int pe) const noexcept {
-    return static_cast<unsigned>(pe) < slot_of_.size() &&
-           slot_of_[static_cast<std::size_t>(pe)] >= 0;
+    if (static_cast<unsigned>(pe) >= slot_of_.size()) return false;
+    const int slot = slot_of_[static_cast<std::size_t>(pe)];
+    return slot >= 0 && slot != my_slot_;
   }
   // The largest body a record may have (half a ring: at least 32 KiB - 8).
   std::size_t max_record() const noexcept { return max_record_; }
