@@ -11,7 +11,7 @@ trap cleanup EXIT
 fail() { echo "shm_sigkill: $*" >&2; cat "$D/err" >&2; exit 1; }
 segments() { ls /dev/shm 2>/dev/null | grep -E "^ampi-$(id -u)-($1|$2)-" ; }
 
-SHM_SIGKILL_DIR=$D AMPI_DEBUG_PROTOCOL=1 "$AMPIRUN" -np 2 "$PROG" 2>"$D/err" &
+SHM_SIGKILL_DIR=$D AMPI_SHM=1 AMPI_DEBUG_PROTOCOL=1 "$AMPIRUN" -np 2 "$PROG" 2>"$D/err" &
 RUN=$!
 i=0
 while [ ! -s "$D/pid.0" ] || [ ! -s "$D/pid.1" ]; do # the ranks report once past MPI_Init
