@@ -2,6 +2,7 @@
 // stack-overflow report (see pe.hpp).
 #include "core/pe.hpp"
 
+#include "pmi/host.hpp"
 #include "privatize/privatize.hpp"
 #include "ucx/port_factory.hpp"
 
@@ -185,6 +186,17 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.protocol.net_eager_limit = s.ucx_eager_limit;
   c.protocol.gpu_eager_limit = std::min(s.gpu_eager_limit, s.ucx_eager_limit);
   c.protocol.gpu_ipc = s.gpu_ipc;
+  c.protocol.shm = s.shm;
+  c.protocol.shm_eager_limit = s.shm_eager_limit;
+  c.protocol.shm_cma = s.shm_cma;
+  c.protocol.shm_cma_min = s.shm_cma_min;
+  c.protocol.shm_cma_refuse = s.shm_cma_refuse;
+  c.shm.segment_budget = s.shm_segment;
+  // Staged device messages travel like eager ones: through the ring, whose records hold the
+  // shm eager limit's size (a quarter of the smallest ring, 64 KiB, with room to spare).
+  if (s.shm)
+    c.protocol.gpu_eager_limit = std::min(c.protocol.gpu_eager_limit,
+                                          std::max(c.protocol.shm_eager_limit, std::size_t{8192}));
   c.protocol.gpu_ipc_refuse = s.gpu_ipc_refuse;
   c.protocol.debug = s.debug_protocol;
   return c;
@@ -231,6 +243,22 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
   if (pmix_ && pl.npes > 1) {
     port_ = ucx::open_port(*pmix_, config_.my_pe, pl.npes, p2p_.net_handler, devptrs_,
                            net::PortConfig{p2p_.protocols.limits().net_eager_limit});
+    if (config_.protocol.shm) { // every process takes part (the setting is the job's)
+      pmi::PmixClient &pmix = *pmix_;
+      const int npes = pl.npes;
+      const shm::Exchange exchange{[&pmix, npes](const std::vector<std::byte> &mine) {
+                                     pmix.put("ampi.shm", mine);
+                                     pmix.commit();
+                                     pmix.fence();
+                                     std::vector<std::vector<std::byte>> all(
+                                         static_cast<std::size_t>(npes));
+                                     for (int p = 0; p < npes; ++p)
+                                       all[static_cast<std::size_t>(p)] = pmix.get(p, "ampi.shm");
+                                     return all;
+                                   },
+                                   [&pmix] { pmix.fence(); }};
+      port_->attach_local(shm::Node::open(config_.my_pe, npes, host_id(), config_.shm, exchange));
+    }
     termination_.emplace(*port_, [this] {
       print_blocked_ranks();
       if (config_.my_pe == 0) { // let the other processes print theirs before the job ends

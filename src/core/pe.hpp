@@ -12,6 +12,7 @@
 #include "p2p/pe_state.hpp"
 #include "pmi/pmix_client.hpp"
 #include "settings/settings.hpp"
+#include "shm/shm.hpp"
 #include "ult/os_threads.hpp"
 #include "ult/scheduler.hpp"
 
@@ -50,8 +51,9 @@ struct PeConfig {
   bool rma_shm = true;                 // AMPI_RMA_SHM: windows of one host in shared memory
   std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
-  // AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
+  // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;
+  shm::Config shm; // AMPI_SHM_SEGMENT (used when protocol.shm)
   // From the settings read at start-up: AMPI_VP (or `default_vp`, or one rank per process),
   // AMPI_MAP, AMPI_STACK_SIZE, AMPI_EAGER_LIMIT and the rest; the PE count and index come from
   // PMIx when it is there.
@@ -167,6 +169,9 @@ public:
   // Whether this PE has told the user that CUDA IPC failed (once is enough).
   bool ipc_refusal_reported() const noexcept { return ipc_refusal_reported_; }
   void set_ipc_refusal_reported() noexcept { ipc_refusal_reported_ = true; }
+  // Likewise for CMA between processes of this host.
+  bool cma_refusal_reported() const noexcept { return cma_refusal_reported_; }
+  void set_cma_refusal_reported() noexcept { cma_refusal_reported_ = true; }
   const std::shared_ptr<const comm::Group> &world_group() const noexcept { return world_group_; }
 
   // Ends the whole job now (MPI_Abort, fatal errors): flushes stdio and exits with `code`.
@@ -193,6 +198,7 @@ private:
   gpu::DevPtrCache devptrs_{config_.gpu_async_bytes}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
+  bool cma_refusal_reported_ = false;
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere

@@ -15,17 +15,21 @@
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
 #include "net/rma.hpp"
+#include "shm/shm.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
+#include <vector>
 
 namespace ampi::net {
 
 using MemKind = gpu::MemKind;
 
-// What an active message is; travels as its first byte. Only Eager, Rendezvous and IpcNote are
-// user messages (counted for termination); the others are protocol and control traffic.
+// What an active message is; travels as its first byte. Only Eager, Rendezvous, IpcNote and
+// CmaNote are user messages (counted for termination); the others are protocol and control
+// traffic.
 enum class AmKind : std::uint8_t {
   Eager = 1,  // an envelope with the message data after it
   Rendezvous, // an envelope naming the id the data waits under (post_data)
@@ -34,10 +38,13 @@ enum class AmKind : std::uint8_t {
   IpcRefused, // the receiver could not open an IpcNote's memory: send the data instead
   IpcData,    // the sender's answer to IpcRefused: the id the data waits under
   Control,    // between PEs, not ranks (termination and deadlock detection)
+  CmaNote,    // an envelope whose host data the receiver reads itself (CMA, same host); answered
+              // like an IpcNote: IpcDone, or IpcRefused (with `cma` set) then IpcData
 };
 const char *name(AmKind k) noexcept;
 constexpr bool is_user_message(AmKind k) noexcept {
-  return k == AmKind::Eager || k == AmKind::Rendezvous || k == AmKind::IpcNote;
+  return k == AmKind::Eager || k == AmKind::Rendezvous || k == AmKind::IpcNote ||
+         k == AmKind::CmaNote;
 }
 
 // The matching part of a message between ranks (fixed size, host byte order: all PEs of a job
@@ -73,13 +80,25 @@ struct IpcDone {
   static constexpr AmKind kKind = AmKind::IpcDone;
   std::uint64_t sender_request;
 };
+struct CmaNote {
+  static constexpr AmKind kKind = AmKind::CmaNote;
+  Envelope env;
+  std::uint64_t address;        // of the data in the sender's memory
+  std::uint64_t sender_request; // handed back by IpcDone / IpcRefused
+  std::int32_t sender_pe;
+  std::int32_t pad;
+};
 struct IpcRefused {
   static constexpr AmKind kKind = AmKind::IpcRefused;
   std::uint64_t sender_request;
   std::uint64_t receiver_request; // the receive that waits for IpcData
   std::int32_t receiver_pe;
-  std::int32_t pad;
+  // An IpcNote refused: 0. A CmaNote: kCmaRefused (CMA to the receiver does not work: use the
+  // network for it from now on) or kCmaThisOnce (this message only, e.g. a device buffer).
+  std::int32_t cma;
 };
+inline constexpr std::int32_t kCmaRefused = 1;
+inline constexpr std::int32_t kCmaThisOnce = 2;
 struct IpcData {
   static constexpr AmKind kKind = AmKind::IpcData;
   std::uint64_t receiver_request;
@@ -97,7 +116,8 @@ struct Control {
 // The largest payload struct: a port's receive buffers hold one plus the eager data.
 inline constexpr std::size_t kMaxPayload = sizeof(IpcNote);
 static_assert(sizeof(Eager) <= kMaxPayload && sizeof(Rendezvous) <= kMaxPayload &&
-              sizeof(Control) <= kMaxPayload && sizeof(IpcRefused) <= kMaxPayload);
+              sizeof(Control) <= kMaxPayload && sizeof(IpcRefused) <= kMaxPayload &&
+              sizeof(CmaNote) <= kMaxPayload);
 
 // What p2p implements: arrivals of its active messages, and the end of its data transfers.
 // `user` is what the caller passed with the operation.
@@ -109,6 +129,7 @@ public:
   virtual void on_ipc_done(const IpcDone &m) = 0;
   virtual void on_ipc_refused(const IpcRefused &m) = 0;
   virtual void on_ipc_data(const IpcData &m) = 0;
+  virtual void on_cma_note(const CmaNote &m) = 0;
   virtual void send_done(void *user, bool ok) = 0;
   virtual void recv_done(void *user, std::size_t bytes, bool truncated) = 0;
 
@@ -151,9 +172,14 @@ struct PortConfig {
 // The port. The kinds, their counting and their decoding are here (port.cpp); an implementation
 // only moves bytes: send_am, post_data / recv_data, progress, and calls deliver() for each
 // active message that arrived.
+// With a same-host transport attached (attach_local: src/shm's rings), every active message to a
+// PE it reaches goes through it instead, whatever its kind: envelopes, notes, acknowledgements
+// and control messages between two PEs then keep one order (MPI's non-overtaking rule across
+// host and device messages), and the counting above stays the same. Data posted under an id
+// (post_data) still goes through the implementation.
 class Port : public ControlChannel {
 public:
-  virtual ~Port() = default;
+  virtual ~Port();
   Port(const Port &) = delete;
   Port &operator=(const Port &) = delete;
 
@@ -168,8 +194,11 @@ public:
   void send(int pe, const P &p, const void *data = nullptr, std::size_t bytes = 0) {
     static_assert(std::is_trivially_copyable_v<P> && sizeof(P) <= kMaxPayload);
     if constexpr (is_user_message(P::kKind)) ++sent_;
-    if constexpr (P::kKind == AmKind::IpcNote) ++ipc_waiting_;
-    send_am(pe, P::kKind, &p, sizeof p, data, bytes);
+    if constexpr (P::kKind == AmKind::IpcNote || P::kKind == AmKind::CmaNote) ++ipc_waiting_;
+    if (local_ && local_->reaches(pe))
+      send_local(pe, P::kKind, &p, sizeof p, data, bytes);
+    else
+      send_am(pe, P::kKind, &p, sizeof p, data, bytes);
   }
   void send_control(int pe, const Control &m) final { send(pe, m); }
   void set_control_handler(ControlHandler *h) noexcept final { control_ = h; }
@@ -186,14 +215,23 @@ public:
   // Whether `pe` runs on this host (CUDA IPC may reach its memory).
   virtual bool same_host(int pe) = 0;
 
-  // Drives the network and delivers what arrived; true if anything happened.
-  virtual bool progress() = 0;
-  // Sleeps until the network has something for us or `timeout_ms` passes.
-  virtual void wait(int timeout_ms) = 0;
+  // The same-host transport: from now on, active messages to the PEs it reaches go through it.
+  void attach_local(std::unique_ptr<shm::Node> node);
+  shm::Node *local() noexcept { return local_.get(); }
+
+  // Drives the same-host rings and the network and delivers what arrived; true if anything
+  // happened.
+  bool progress() {
+    bool any = false;
+    if (local_) any = progress_local();
+    return progress_net() | any;
+  }
+  // Sleeps until the network or a same-host peer has something for us or `timeout_ms` passes.
+  void wait(int timeout_ms);
   // wait() in two halves, for a caller that sleeps on other fds too: false if it must progress
-  // instead; else poll event_fd().
-  virtual bool arm() = 0;
-  virtual int event_fd() const noexcept = 0;
+  // instead; else poll event_fd() (the next progress() ends the sleep for the rings' senders).
+  bool arm();
+  int event_fd() const noexcept { return epoll_fd_ >= 0 ? epoll_fd_ : net_fd(); }
   // Ends every connection (after the job's final barrier).
   virtual void disconnect() = 0;
   // One-sided operations (src/net/rma.hpp) to other PEs' registered memory; nullptr when the
@@ -203,7 +241,7 @@ public:
   std::uint64_t messages_sent() const noexcept final { return sent_; }
   std::uint64_t messages_received() const noexcept final { return received_; }
   std::size_t sends_in_flight() const noexcept final {
-    return ipc_waiting_ + transfers_in_flight();
+    return ipc_waiting_ + backlog_.size() + transfers_in_flight();
   }
 
 protected:
@@ -216,10 +254,34 @@ protected:
   virtual std::size_t transfers_in_flight() const noexcept = 0;
   // An active message arrived: `kind`, its payload and (Eager) its data after the payload.
   void deliver(AmKind kind, const std::byte *payload);
+  // The implementation's halves of progress, arm and event_fd.
+  virtual bool progress_net() = 0;
+  virtual bool arm_net() = 0;
+  virtual int net_fd() const noexcept = 0;
 
   Handler &handler_;
 
 private:
+  // Into the ring to `pe`; when it is full (or older messages to `pe` wait), into the backlog,
+  // which progress() empties in order: a full ring never blocks the sender, and both sides keep
+  // draining their inbound rings meanwhile (no deadlock).
+  void send_local(int pe, AmKind kind, const void *payload, std::size_t payload_bytes,
+                  const void *data, std::size_t data_bytes);
+  bool progress_local();
+  bool drain_backlog();
+
+  struct Pending {
+    int pe;
+    AmKind kind;
+    std::size_t payload_bytes;
+    std::vector<std::byte> bytes; // payload, then data
+  };
+  std::unique_ptr<shm::Node> local_;
+  std::vector<Pending> backlog_;       // in sending order
+  std::vector<std::uint32_t> waiting_; // by PE: messages of the backlog (sized on first use)
+  int epoll_fd_ = -1;                  // the network's fd and the rings' wake-up socket
+  bool polling_ = false;               // inside progress_local (handlers may send, not poll)
+  bool armed_ = false;                 // the rings' senders may think we sleep
   ControlHandler *control_ = nullptr;
   const int my_pe_;
   const int npes_;
@@ -235,16 +297,15 @@ public:
   std::uint64_t post_data(int, const void *, std::size_t, MemKind, bool, void *) override;
   void recv_data(std::uint64_t, void *, std::size_t, MemKind, void *) override;
   bool same_host(int) override { return true; }
-  bool progress() override { return false; }
-  void wait(int) override {}
-  bool arm() override { return false; }
-  int event_fd() const noexcept override { return -1; }
   void disconnect() override {}
   Rma *rma() noexcept override { return nullptr; }
 
 private:
   void send_am(int, AmKind, const void *, std::size_t, const void *, std::size_t) override;
   std::size_t transfers_in_flight() const noexcept override { return 0; }
+  bool progress_net() override { return false; }
+  bool arm_net() override { return false; }
+  int net_fd() const noexcept override { return -1; }
 };
 
 } // namespace ampi::net

@@ -1,6 +1,7 @@
 // src/p2p/backend.hpp — the three back-ends that carry a message once the protocol table
-// (protocol.hpp) has chosen: the same PE (self.hpp), the same host (ipc.cpp: CUDA IPC today; a
-// shared-memory path goes here later) and the network port (net.cpp). Each sends with one
+// (protocol.hpp) has chosen: the same PE (self.hpp), the same host (shm.cpp: host data through the
+// port's same-host rings and CMA; ipc.cpp: device data with CUDA IPC) and the network port
+// (net.cpp). Each sends with one
 // shape of signature, and each has its receive side for a message that matched a receive.
 // start_send (p2p.cpp) chooses once and switches on the back-end: no virtual call on the same-PE
 // path.
@@ -30,9 +31,10 @@ struct Outgoing {
 
 // Same PE: send_self(req, m, dst) and deliver (the copy into a matched receive) are inline, in
 // self.hpp; send_self asks the table itself, and only when no receive is posted.
-// Same host (HostIpc) and network (`protocol`: NetEager, NetGpuStaged or NetRendezvous):
-// `dest_pe` is the receiver's PE.
-void send_host(Request &req, const Outgoing &m, int dest_pe);
+// Same host (`protocol`: HostIpc, ShmEager or ShmCma) and network (NetEager, NetGpuStaged or
+// NetRendezvous): `dest_pe` is the receiver's PE.
+void send_host(Request &req, const Outgoing &m, Protocol protocol, int dest_pe);
+void send_ipc(Request &req, const Outgoing &m, int dest_pe);
 void send_net(Request &req, const Outgoing &m, Protocol protocol, int dest_pe);
 
 // Network: receives the data of a matched rendezvous message (posted under `data_id`) straight
@@ -41,6 +43,9 @@ void receive_net_data(Request &rreq, int source, int tag, std::size_t bytes, std
 // Same host: fetches the device data of a matched IPC message from the sender's buffer; false
 // when the request completes later (a background copy, or the sender falls back to the network).
 bool receive_ipc(Request &rreq, const net::IpcNote &note);
+// Same host: reads the host data of a matched CMA message from the sender's memory; false when the
+// request completes later (the sender falls back to the network).
+bool receive_cma(Request &rreq, const net::CmaNote &note);
 
 // A message from another PE arrived for rank `env.dest_world` of `pe`: its posted receive that
 // matches (taken out of the queue), or nullptr with `*dst` set to the rank.

@@ -30,7 +30,7 @@ bool NetHandler::ipc_reachable(int pe) {
   return pe_.port().same_host(pe) && !ipc_refused(pe);
 }
 
-void send_host(Request &req, const Outgoing &m, int dest_pe) {
+void send_ipc(Request &req, const Outgoing &m, int dest_pe) {
   Pe &pe = req.owner->pe;
   gpu::IpcRef ref;
   if (!pe.ipc().describe(m.buf, &ref)) { // memory CUDA cannot export: over the network
@@ -120,8 +120,12 @@ void NetHandler::on_ipc_done(const net::IpcDone &d) {
 }
 
 void NetHandler::on_ipc_refused(const net::IpcRefused &r) {
-  // Our send, refused: its data goes to the receive through the network, for this PE from now on.
-  ipc_refused(r.receiver_pe) = true;
+  // Our send, refused: its data goes to the receive through the network, for this PE from now on
+  // (a CMA message refused once, e.g. for a device buffer: this message only).
+  if (r.cma == 0)
+    ipc_refused(r.receiver_pe) = true;
+  else if (r.cma == net::kCmaRefused)
+    cma_refused(r.receiver_pe) = true;
   auto &req = *reinterpret_cast<Request *>(static_cast<std::uintptr_t>(r.sender_request));
   net::Port &port = pe_.port();
   const net::IpcData d{r.receiver_request,

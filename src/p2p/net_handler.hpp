@@ -30,18 +30,25 @@ public:
   void on_ipc_done(const net::IpcDone &m) override;
   void on_ipc_refused(const net::IpcRefused &m) override;
   void on_ipc_data(const net::IpcData &m) override;
+  // shm.cpp
+  void on_cma_note(const net::CmaNote &m) override;
 
   // Whether CUDA IPC may reach `pe`'s device memory: on this host, and it never refused ours.
   bool ipc_reachable(int pe);
+  // Whether the receiver `pe` may read our host memory with CMA: probed at start-up, and it
+  // never refused.
+  bool cma_reachable(int pe);
   // A host buffer for staging a small device message (NetGpuStaged; the port copies it).
   std::byte *gpu_staging() noexcept { return gpu_staging_.data(); }
 
 private:
   std::vector<bool>::reference ipc_refused(int pe); // (sized on first use: the port comes later)
+  std::vector<bool>::reference cma_refused(int pe);
 
   Pe &pe_;
   std::vector<std::byte> gpu_staging_;
   std::vector<bool> ipc_refused_; // PEs that could not open our memory: the network for them
+  std::vector<bool> cma_refused_; // PEs that could not read our host memory: likewise
 };
 
 } // namespace ampi::p2p

@@ -48,18 +48,19 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
     send_self(req, m, *dst);
     return;
   }
-  // Another PE. Host data has no same-host path yet (the shared-memory back-end of a later issue
-  // changes this), so only device data asks the port where the receiver is.
+  // Another PE: on this host when the same-host rings reach it (host data) or CUDA IPC may
+  // (device data).
   const int dest_pe = pe.pe_of(route.dest_world);
-  const Locality where = gpu::is_device(kind) && pe.net_handler().ipc_reachable(dest_pe)
-                             ? Locality::SameHost
-                             : Locality::OtherHost;
+  const shm::Node *local = pe.port().local();
+  const bool same_host = gpu::is_device(kind) ? pe.net_handler().ipc_reachable(dest_pe)
+                                              : local && local->reaches(dest_pe);
+  const Locality where = same_host ? Locality::SameHost : Locality::OtherHost;
   const Choice c = pe.protocols().choose(where, kind, bytes, synchronous);
   if (pe.protocols().tracing()) [[unlikely]]
     pe.protocols().trace(c, kind, bytes, req.owner->world_rank, route.dest_world);
   switch (c.backend) {
   case Backend::Host:
-    send_host(req, m, dest_pe);
+    send_host(req, m, c.protocol, dest_pe);
     return;
   case Backend::Net:
     send_net(req, m, c.protocol, dest_pe);
@@ -81,10 +82,18 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
 
   if (matching::UnexpectedMessage *um = self.p2p.matching.take_unexpected(req.pattern)) {
     auto &m = static_cast<Message &>(*um);
-    if (m.data_tag == Message::kIpc) { // device data on this host: copied here and now
-      net::IpcNote note;
-      std::memcpy(&note, m.data, sizeof note);
-      const bool done = receive_ipc(req, note);
+    if (m.data_tag == Message::kIpc || m.data_tag == Message::kCma) {
+      // Device data (CUDA IPC) or host data (CMA) of this host: copied here and now.
+      bool done;
+      if (m.data_tag == Message::kIpc) {
+        net::IpcNote note;
+        std::memcpy(&note, m.data, sizeof note);
+        done = receive_ipc(req, note);
+      } else {
+        net::CmaNote note;
+        std::memcpy(&note, m.data, sizeof note);
+        done = receive_cma(req, note);
+      }
       self.pe.messages().put(m);
       if (done) {
         req.complete = true; // the caller is running: no wake-up needed

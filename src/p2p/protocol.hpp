@@ -15,7 +15,8 @@
 namespace ampi::p2p {
 
 // Who carries a message: the PE itself (a copy between two of its ranks), this host's shared
-// memory (CUDA IPC today), or the network port.
+// memory (the rings of src/shm and CMA for host data, CUDA IPC for device data), or the network
+// port.
 enum class Backend : std::uint8_t { Self, Host, Net };
 
 enum class Protocol : std::uint8_t {
@@ -25,15 +26,20 @@ enum class Protocol : std::uint8_t {
   // Same host, device memory: the receiver copies from the sender's buffer with CUDA IPC, then
   // acknowledges (refused: the sender falls back to NetRendezvous for that PE).
   HostIpc,
+  // Same host, host memory (AMPI_SHM=1), through the port's same-host rings (src/shm):
+  ShmEager, // the data travels in the envelope, copied into the ring and out of it
+  ShmCma,   // the receiver, once matched, reads the data from the sender's memory (one copy,
+            // process_vm_readv) and acknowledges; refused: NetRendezvous for that PE from then on
   // Network port.
   NetEager,      // the data travels in the envelope
   NetGpuStaged,  // device data copied to a host buffer, then sent like NetEager
   NetRendezvous, // the data waits under an id until the receiver has matched the envelope
 };
-inline constexpr std::size_t kProtocols = 6;
+inline constexpr std::size_t kProtocols = 8;
 
 // Where the receiver is, as far as the choice is concerned: its PE, or another PE on this host
-// whose device memory CUDA IPC may reach, or any other PE.
+// (for device data: whose device memory CUDA IPC may reach; for host data: that the same-host
+// rings reach), or any other PE.
 enum class Locality : std::uint8_t { SamePe, SameHost, OtherHost };
 
 struct Choice {
@@ -58,6 +64,15 @@ struct Thresholds {
   bool gpu_ipc = true;
   // AMPI_GPU_IPC_REFUSE=1: receivers refuse every IPC message (tests the fallback).
   bool gpu_ipc_refuse = false;
+  // Same host, host data (AMPI_SHM): through the rings up to shm_eager_limit
+  // (AMPI_SHM_EAGER_LIMIT); single copy with CMA from shm_cma_min (AMPI_SHM_CMA_MIN; AMPI_SHM_CMA=0
+  // turns it off), and for synchronous sends the ring would carry; the sizes between: rendezvous
+  // through UCX (its envelope through the ring all the same).
+  bool shm = false;
+  std::size_t shm_eager_limit = 16 * 1024;
+  bool shm_cma = true;
+  std::size_t shm_cma_min = 16 * 1024;
+  bool shm_cma_refuse = false; // AMPI_SHM_CMA_REFUSE=1: receivers refuse every CMA message
   // AMPI_DEBUG_PROTOCOL=1: print the choice for each new (protocol, memory kind, size class).
   bool debug = false;
 };
@@ -78,6 +93,12 @@ constexpr Choice choose(const Thresholds &t, Locality where, gpu::MemKind kind, 
     // Managed memory cannot be exported with CUDA IPC.
     if (kind == gpu::MemKind::Device && where == Locality::SameHost && t.gpu_ipc)
       return {Backend::Host, Protocol::HostIpc};
+    return {Backend::Net, Protocol::NetRendezvous};
+  }
+  if (where == Locality::SameHost && t.shm) {
+    const bool small = bytes <= t.shm_eager_limit;
+    if (!synchronous && small) return {Backend::Host, Protocol::ShmEager};
+    if (t.shm_cma && (small || bytes >= t.shm_cma_min)) return {Backend::Host, Protocol::ShmCma};
     return {Backend::Net, Protocol::NetRendezvous};
   }
   if (!synchronous && bytes <= t.net_eager_limit) return {Backend::Net, Protocol::NetEager};
@@ -104,6 +125,10 @@ constexpr const char *name(Protocol p) noexcept {
     return "rendezvous";
   case Protocol::HostIpc:
     return "cuda-ipc";
+  case Protocol::ShmEager:
+    return "shm-eager";
+  case Protocol::ShmCma:
+    return "shm-cma";
   case Protocol::NetEager:
     return "eager";
   case Protocol::NetGpuStaged:

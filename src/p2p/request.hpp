@@ -129,10 +129,12 @@ struct Message : matching::UnexpectedMessage {
   // Rendezvous or synchronous: the sender's request, whose buffer still holds the data.
   Request *send_request = nullptr;
   // From another PE: the network port's id its data waits under (rendezvous), or kIpc (the
-  // data stays in the sender's device memory; its net::IpcNote is in `data`); 0 when the data
+  // data stays in the sender's device memory; its net::IpcNote is in `data`) or kCma (host
+  // memory of a process of this host; its net::CmaNote is in `data`); 0 when the data
   // is here (eager, and same-PE messages).
   std::uint64_t data_tag = 0;
   static constexpr std::uint64_t kIpc = ~std::uint64_t{0}; // never a port's id
+  static constexpr std::uint64_t kCma = ~std::uint64_t{1}; // likewise: its net::CmaNote in `data`
   // Eager: the payload, inline or on the heap.
   std::byte *data = nullptr;
   std::unique_ptr<std::byte[]> heap;

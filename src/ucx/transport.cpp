@@ -5,7 +5,6 @@
 
 #include "pmi/host.hpp"
 
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -304,7 +303,7 @@ void Transport::post_am_slot(AmSlot &slot) {
   }
 }
 
-bool Transport::progress() {
+bool Transport::progress_net() {
   bool any = ucp_worker_progress(worker_) != 0;
   any |= mem_.poll_copies(); // device data of IPC messages being copied in
   // UCX matches the posted envelope receives in posting order, so delivering from the head of
@@ -321,13 +320,7 @@ bool Transport::progress() {
   return any;
 }
 
-void Transport::wait(int timeout_ms) {
-  if (!arm()) return;
-  pollfd pfd{efd_, POLLIN, 0};
-  ::poll(&pfd, 1, timeout_ms);
-}
-
-bool Transport::arm() {
+bool Transport::arm_net() {
   // A send still in flight may need our progress to leave (e.g. the rest of a TCP stream), and
   // UCX signals only arrivals on the event fd: keep driving until our sends are out.
   // Likewise for receives into device memory: UCX's CUDA transports finish them by polling CUDA

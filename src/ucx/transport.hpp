@@ -44,10 +44,6 @@ public:
   void recv_data(std::uint64_t id, void *buf, std::size_t capacity, net::MemKind kind,
                  void *user) override;
   bool same_host(int pe) override;
-  bool progress() override;
-  void wait(int timeout_ms) override;
-  bool arm() override;
-  int event_fd() const noexcept override { return efd_; }
   void disconnect() override;
   net::Rma *rma() noexcept override;
 
@@ -61,6 +57,9 @@ public:
 private:
   void send_am(int pe, net::AmKind kind, const void *payload, std::size_t payload_bytes,
                const void *data, std::size_t data_bytes) override;
+  bool progress_net() override;
+  bool arm_net() override;
+  int net_fd() const noexcept override { return efd_; }
   // (Device copies of ours still running count too: they complete messages.)
   std::size_t transfers_in_flight() const noexcept override {
     return outstanding_ + mem_.copies_in_flight();

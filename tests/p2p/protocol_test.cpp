@@ -18,6 +18,8 @@ constexpr Choice kNetEager{Backend::Net, Protocol::NetEager};
 constexpr Choice kNetStaged{Backend::Net, Protocol::NetGpuStaged};
 constexpr Choice kNetRdv{Backend::Net, Protocol::NetRendezvous};
 constexpr Choice kIpc{Backend::Host, Protocol::HostIpc};
+constexpr Choice kShmEager{Backend::Host, Protocol::ShmEager};
+constexpr Choice kShmCma{Backend::Host, Protocol::ShmCma};
 
 // Usable at compile time: the table costs nothing that the compiler can fold.
 static_assert(choose(Thresholds{}, Locality::SamePe, MemKind::Host, 8, false) == kSelfEager);
@@ -47,6 +49,26 @@ TEST(ProtocolTable, NetworkHost) {
     EXPECT_EQ(choose(t, where, MemKind::Host, 8193, false), kNetRdv);
     EXPECT_EQ(choose(t, where, MemKind::Host, 8, true), kNetRdv);
   }
+}
+
+TEST(ProtocolTable, SameHostShm) {
+  Thresholds t;
+  t.shm = true; // AMPI_SHM=1: 16 KiB through the ring, CMA from 16 KiB
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 0, false), kShmEager);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 16384, false), kShmEager);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 16385, false), kShmCma);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 8, true), kShmCma); // MPI_Ssend
+  EXPECT_EQ(choose(t, Locality::OtherHost, MemKind::Host, 8, false), kNetEager);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Device, 8, false), kIpc); // device: unchanged
+  t.shm_cma_min = 1 << 20; // between the two: UCX rendezvous
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 16385, false), kNetRdv);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 1 << 20, false), kShmCma);
+  t.shm_cma = false; // AMPI_SHM_CMA=0
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 1 << 20, false), kNetRdv);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 8, true), kNetRdv);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 8, false), kShmEager);
+  EXPECT_STREQ(name(Protocol::ShmEager), "shm-eager");
+  EXPECT_STREQ(name(Protocol::ShmCma), "shm-cma");
 }
 
 TEST(ProtocolTable, NetworkDevice) {

@@ -1,0 +1,264 @@
+// src/shm/shm.cpp — the same-host transport (see shm.hpp): segments, rings, wake-ups, CMA.
+#include "shm/shm.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+namespace ampi::shm {
+
+namespace {
+
+constexpr std::uint64_t kMagic = 0x616d70692d73686d; // "ampi-shm"
+
+// What each process publishes at start-up.
+struct Blob {
+  std::uint64_t host;
+  std::int32_t pid;
+  std::uint32_t pad;
+  std::uint64_t probe; // address of a word peers read to test CMA
+  char segment[48];    // shm_open name
+  char socket[48];     // abstract socket name (without the leading NUL)
+};
+
+// The segment's first two cache lines; the rings follow.
+struct SegmentHeader {
+  alignas(64) std::uint64_t magic;
+  std::int32_t pid;
+  std::uint32_t slots;
+  std::uint64_t ring_bytes;
+  alignas(64) std::atomic<std::uint32_t> sleeping; // its owner sleeps: senders wake it
+};
+constexpr std::size_t kHeaderBytes = sizeof(SegmentHeader);
+static_assert(kHeaderBytes == 128 && sizeof(RingControl) == 128);
+
+[[noreturn]] void fail(const char *what, int err) {
+  throw std::runtime_error(std::string("ampi: shared memory: ") + what + ": " + std::strerror(err));
+}
+
+sockaddr_un abstract_address(const char *name, socklen_t &len) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  const std::size_t n = std::strlen(name);
+  std::memcpy(a.sun_path + 1, name, n); // sun_path[0] == 0: the abstract namespace
+  len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+  return a;
+}
+
+} // namespace
+
+std::byte *Node::ring_at(void *segment, int slot) const noexcept {
+  return static_cast<std::byte *>(segment) + kHeaderBytes +
+         static_cast<std::size_t>(slot) * (sizeof(RingControl) + ring_bytes_);
+}
+
+std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const Config &config,
+                                 const Exchange &exchange) {
+  std::unique_ptr<Node> node(new Node); // NOLINT: the constructor is private
+  Node &n = *node;
+  std::random_device rd;
+  const std::uint64_t nonce = (std::uint64_t{rd()} << 32) ^ rd();
+  Blob mine{};
+  mine.host = host;
+  mine.pid = static_cast<std::int32_t>(::getpid());
+  mine.probe = reinterpret_cast<std::uintptr_t>(&n.probe_);
+  std::snprintf(mine.segment, sizeof mine.segment, "/ampi-%u-%d-%016llx",
+                static_cast<unsigned>(::getuid()), mine.pid,
+                static_cast<unsigned long long>(nonce));
+  std::snprintf(mine.socket, sizeof mine.socket, "ampi-wake-%u-%d-%016llx",
+                static_cast<unsigned>(::getuid()), mine.pid,
+                static_cast<unsigned long long>(nonce));
+  std::vector<std::byte> raw(sizeof mine);
+  std::memcpy(raw.data(), &mine, sizeof mine);
+  const std::vector<std::vector<std::byte>> all = exchange.allgather(raw);
+  std::vector<Blob> blobs(static_cast<std::size_t>(npes));
+  for (int pe = 0; pe < npes; ++pe) {
+    const auto &b = all[static_cast<std::size_t>(pe)];
+    if (b.size() != sizeof(Blob)) throw std::runtime_error("ampi: shared memory: bad peer data");
+    std::memcpy(&blobs[static_cast<std::size_t>(pe)], b.data(), sizeof(Blob));
+  }
+  // This host's PEs, in PE order: their slots.
+  n.slot_of_.assign(static_cast<std::size_t>(npes), -1);
+  int local = 0;
+  for (int pe = 0; pe < npes; ++pe)
+    if (blobs[static_cast<std::size_t>(pe)].host == host)
+      n.slot_of_[static_cast<std::size_t>(pe)] = local++;
+  n.my_slot_ = n.slot_of_[static_cast<std::size_t>(my_pe)];
+  if (local < 2) { // alone on the host: take part in the fences, then nothing to do
+    exchange.fence();
+    exchange.fence();
+    return nullptr;
+  }
+  // Every process of the host computes the same ring size.
+  std::size_t ring = std::bit_floor(
+      std::max<std::size_t>(config.segment_budget / static_cast<std::size_t>(local - 1), 1));
+  ring = std::clamp(ring, std::bit_ceil(std::max<std::size_t>(config.ring_min, 4096)),
+                    std::bit_floor(std::max<std::size_t>(config.ring_max, 4096)));
+  n.ring_bytes_ = ring;
+  n.max_record_ = ring / 2 - sizeof(RecordHeader);
+  n.segment_bytes_ = kHeaderBytes + static_cast<std::size_t>(local) * (sizeof(RingControl) + ring);
+
+  // Our segment: private to this user, never an old one.
+  const int fd = ::shm_open(mine.segment, O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) fail("shm_open", errno);
+  n.name_ = mine.segment;
+  if (::fchmod(fd, 0600) != 0 || ::ftruncate(fd, static_cast<off_t>(n.segment_bytes_)) != 0) {
+    const int e = errno;
+    ::close(fd);
+    fail("ftruncate", e);
+  }
+  void *base = ::mmap(nullptr, n.segment_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (base == MAP_FAILED) fail("mmap", errno);
+  n.maps_.push_back({base, n.segment_bytes_});
+  auto *hdr = new (base) SegmentHeader; // NOLINT: placement into the fresh (zeroed) segment
+  hdr->magic = kMagic;
+  hdr->pid = mine.pid;
+  hdr->slots = static_cast<std::uint32_t>(local);
+  hdr->ring_bytes = ring;
+  hdr->sleeping.store(0, std::memory_order_relaxed);
+  n.sleeping_ = &hdr->sleeping;
+  for (int s = 0; s < local; ++s)
+    new (n.ring_at(base, s)) RingControl{}; // NOLINT: placement, as above
+
+  // Our wake-up socket.
+  n.sock_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (n.sock_ < 0) fail("socket", errno);
+  socklen_t len = 0;
+  const sockaddr_un a = abstract_address(mine.socket, len);
+  if (::bind(n.sock_, reinterpret_cast<const sockaddr *>(&a), len) != 0) fail("bind", errno);
+
+  exchange.fence(); // every segment exists
+  n.out_.resize(static_cast<std::size_t>(local));
+  for (int pe = 0; pe < npes; ++pe) {
+    const int s = n.slot_of_[static_cast<std::size_t>(pe)];
+    if (s < 0 || s == n.my_slot_) continue;
+    const Blob &b = blobs[static_cast<std::size_t>(pe)];
+    const int pfd = ::shm_open(b.segment, O_RDWR, 0);
+    if (pfd < 0) fail("shm_open (a peer's segment)", errno);
+    void *pbase = ::mmap(nullptr, n.segment_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+    ::close(pfd);
+    if (pbase == MAP_FAILED) fail("mmap (a peer's segment)", errno);
+    n.maps_.push_back({pbase, n.segment_bytes_});
+    auto *ph = static_cast<SegmentHeader *>(pbase);
+    if (ph->magic != kMagic || ph->ring_bytes != ring)
+      throw std::runtime_error("ampi: shared memory: a peer's segment does not match ours");
+    Out &o = n.out_[static_cast<std::size_t>(s)];
+    std::byte *r = n.ring_at(pbase, n.my_slot_);
+    o.ring = reinterpret_cast<RingControl *>(r);
+    o.data = r + sizeof(RingControl);
+    o.sleeping = &ph->sleeping;
+    o.pid = b.pid;
+    o.wake_name = b.socket;
+    // CMA: read the peer's probe word (refused under Yama ptrace_scope >= 2, some seccomp
+    // profiles, or across user namespaces).
+    std::uint64_t probe = 0;
+    iovec l{&probe, sizeof probe};
+    iovec rv{reinterpret_cast<void *>(static_cast<std::uintptr_t>(b.probe)), sizeof probe};
+    o.cma = ::process_vm_readv(b.pid, &l, 1, &rv, 1, 0) == static_cast<ssize_t>(sizeof probe) &&
+            probe == n.probe_;
+    std::byte *in = n.ring_at(base, s);
+    n.in_.push_back({reinterpret_cast<RingControl *>(in), in + sizeof(RingControl), 0});
+  }
+  exchange.fence(); // every peer has mapped ours: the name can go
+  ::shm_unlink(n.name_.c_str());
+  n.name_.clear();
+  return node;
+}
+
+Node::~Node() {
+  if (!name_.empty()) ::shm_unlink(name_.c_str());
+  for (const Mapping &m : maps_)
+    ::munmap(m.base, m.bytes);
+  if (sock_ >= 0) ::close(sock_);
+}
+
+bool Node::try_send(int pe, std::uint8_t type, const void *a, std::size_t na, const void *b,
+                    std::size_t nb) noexcept {
+  Out &o = out_[static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(pe)])];
+  const std::size_t body = na + nb;
+  const std::size_t need = cells(body);
+  const std::size_t pos = o.tail & (ring_bytes_ - 1);
+  const std::size_t skip = pos + need > ring_bytes_ ? ring_bytes_ - pos : 0;
+  if (o.tail + skip + need - o.head > ring_bytes_) {
+    o.head = o.ring->head.load(std::memory_order_acquire);
+    if (o.tail + skip + need - o.head > ring_bytes_) return false;
+  }
+  if (skip) {
+    RecordHeader h{};
+    std::memcpy(o.data + pos, &h, sizeof h); // type 0
+    o.tail += skip;
+  }
+  std::byte *p = o.data + (o.tail & (ring_bytes_ - 1));
+  RecordHeader h{static_cast<std::uint32_t>(body), type, {}};
+  std::memcpy(p, &h, sizeof h);
+  if (na) std::memcpy(p + sizeof h, a, na);
+  if (nb) std::memcpy(p + sizeof h + na, b, nb);
+  o.tail += need;
+  o.ring->tail.store(o.tail, std::memory_order_release);
+  // The receiver sets its word, then re-checks its rings; we publish, then check its word: with a
+  // full fence on both sides one of us sees the other (no lost wake-up).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (o.sleeping->load(std::memory_order_relaxed) != 0) wake(o);
+  return true;
+}
+
+void Node::wake(const Out &o) noexcept {
+  if (o.sleeping->exchange(0, std::memory_order_acq_rel) == 0) return; // another sender did
+  socklen_t len = 0;
+  const sockaddr_un a = abstract_address(o.wake_name.c_str(), len);
+  const char byte = 1;
+  // Non-blocking: a full socket buffer means a wake-up is pending anyway.
+  (void)::sendto(sock_, &byte, 1, MSG_DONTWAIT, reinterpret_cast<const sockaddr *>(&a), len);
+}
+
+bool Node::arm() noexcept {
+  sleeping_->store(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (const In &in : in_) {
+    if (in.ring->tail.load(std::memory_order_relaxed) != in.head) {
+      sleeping_->store(0, std::memory_order_relaxed);
+      return false;
+    }
+  }
+  return true;
+}
+
+void Node::disarm() noexcept {
+  sleeping_->store(0, std::memory_order_relaxed);
+  char buf[64];
+  while (::recv(sock_, buf, sizeof buf, MSG_DONTWAIT) > 0) {
+  }
+}
+
+bool Node::read_from(int pe, void *local, std::uint64_t remote, std::size_t bytes) noexcept {
+  const Out &o = out_[static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(pe)])];
+  auto *dst = static_cast<std::byte *>(local);
+  while (bytes > 0) {
+    iovec l{dst, bytes};
+    iovec r{reinterpret_cast<void *>(static_cast<std::uintptr_t>(remote)), bytes};
+    const ssize_t got = ::process_vm_readv(o.pid, &l, 1, &r, 1, 0);
+    if (got <= 0) {
+      if (got < 0 && errno == EINTR) continue;
+      return false;
+    }
+    dst += got;
+    remote += static_cast<std::uint64_t>(got);
+    bytes -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+} // namespace ampi::shm

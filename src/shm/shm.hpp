@@ -1,0 +1,157 @@
+// src/shm/shm.hpp — the same-host transport between the processes of one host: one shared segment
+// per process holding its inbound rings (one single-producer single-consumer ring per local peer,
+// lock-free, head and tail on cache lines of their own), a "sleeping" word and a wake-up socket
+// per process, and single copies of large data from a peer's memory (Linux CMA,
+// process_vm_readv). It moves typed byte records and knows nothing of MPI, p2p or the network port;
+// the port (net/port.hpp) routes every active message to a PE of this host through it, so that
+// all messages between two PEs keep one order.
+//
+// Start-up (Node::open): each process creates its segment (0600, O_EXCL), the job exchanges names
+// through the caller's allgather (PMIx), every process maps its local peers' segments, and after
+// the caller's fence each one unlinks its own: from then on nothing of the job is left in
+// /dev/shm however it ends (SIGKILL included). The wake-up sockets are Unix datagram sockets in the
+// abstract namespace: no file at all.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ampi::shm {
+
+struct Config {
+  // Bytes of inbound rings per process, shared among its local peers (each ring gets this divided
+  // by the number of peers, rounded down to a power of two, within [ring_min, ring_max]).
+  std::size_t segment_budget = 4u << 20;
+  std::size_t ring_min = 64u << 10;
+  std::size_t ring_max = 1u << 20;
+};
+
+// The job-wide exchange the caller provides: publishes `mine` and returns every process's blob,
+// indexed by PE (PMIx put + commit + fence + get); and a fence.
+struct Exchange {
+  std::function<std::vector<std::vector<std::byte>>(const std::vector<std::byte> &mine)> allgather;
+  std::function<void()> fence;
+};
+
+struct alignas(64) RingControl {
+  alignas(64) std::atomic<std::uint64_t> tail; // bytes written, by the sender
+  alignas(64) std::atomic<std::uint64_t> head; // bytes consumed, by the receiver
+};
+
+// One record in a ring: an 8-byte header, then the body, padded to 64-byte cells.
+struct RecordHeader {
+  std::uint32_t bytes; // of the body
+  std::uint8_t type;   // the caller's (0 is a skip record: the rest of the ring up to its end)
+  std::uint8_t pad[3];
+};
+inline constexpr std::size_t kCell = 64;
+
+class Node {
+public:
+  // Opens the transport for PE `my_pe` of `npes`: returns nullptr if no other PE shares this host
+  // (every process must call it, as it takes part in the exchange). `host` identifies the host.
+  static std::unique_ptr<Node> open(int my_pe, int npes, std::uint64_t host, const Config &config,
+                                    const Exchange &exchange);
+  ~Node();
+  Node(const Node &) = delete;
+  Node &operator=(const Node &) = delete;
+
+  // Whether `pe` is another PE of this host (and so reached through this transport).
+  bool reaches(int pe) const noexcept {
+    if (static_cast<unsigned>(pe) >= slot_of_.size()) return false;
+    const int slot = slot_of_[static_cast<std::size_t>(pe)];
+    return slot >= 0 && slot != my_slot_;
+  }
+  // The largest body a record may have (half a ring: at least 32 KiB - 8).
+  std::size_t max_record() const noexcept { return max_record_; }
+  std::size_t ring_bytes() const noexcept { return ring_bytes_; }
+  std::size_t segment_bytes() const noexcept { return segment_bytes_; }
+
+  // Writes a record of `type` (1..255) whose body is `a` then `b` into the ring to `pe`, and wakes
+  // the receiver if it sleeps; false (nothing written) when the ring has no room now.
+  bool try_send(int pe, std::uint8_t type, const void *a, std::size_t na, const void *b,
+                std::size_t nb) noexcept;
+
+  // Hands every record that arrived to f(type, body, bytes), ring by ring, each ring's in order;
+  // the body is valid during the call only. True if any arrived.
+  template <class F> bool poll(F &&f) {
+    bool any = false;
+    for (In &in : in_) {
+      const std::uint64_t tail = in.ring->tail.load(std::memory_order_acquire);
+      if (tail == in.head) continue; // the one load of an empty ring
+      any = true;
+      std::uint64_t head = in.head;
+      while (head != tail) {
+        const std::size_t pos = head & (ring_bytes_ - 1);
+        const auto *h = reinterpret_cast<const RecordHeader *>(in.data + pos);
+        if (h->type == 0) { // skip to the ring's start
+          head += ring_bytes_ - pos;
+          continue;
+        }
+        f(h->type, in.data + pos + sizeof(RecordHeader), std::size_t{h->bytes});
+        head += cells(h->bytes);
+      }
+      in.head = head;
+      in.ring->head.store(head, std::memory_order_release);
+    }
+    return any;
+  }
+
+  // Sleeping, in two halves: arm() marks this process as sleeping and re-checks the rings (false:
+  // something arrived, do not sleep); then poll fd() (readable when a sender woke us), then
+  // disarm().
+  bool arm() noexcept;
+  void disarm() noexcept;
+  int fd() const noexcept { return sock_; }
+
+  // Whether single copies from `pe`'s memory work (CMA, probed at start-up).
+  bool cma(int pe) const noexcept { return out_[static_cast<std::size_t>(slot_of_[pe])].cma; }
+  // Copies `bytes` at `remote` in `pe`'s memory to `local` (process_vm_readv); false if the kernel
+  // refuses (no permission, no such call): the caller falls back to another way.
+  bool read_from(int pe, void *local, std::uint64_t remote, std::size_t bytes) noexcept;
+
+private:
+  Node() = default;
+  static std::size_t cells(std::size_t body) noexcept {
+    return (sizeof(RecordHeader) + body + kCell - 1) & ~(kCell - 1);
+  }
+  struct In {
+    RingControl *ring = nullptr;
+    const std::byte *data = nullptr;
+    std::uint64_t head = 0;
+  };
+  struct Out {
+    RingControl *ring = nullptr;
+    std::byte *data = nullptr;
+    std::atomic<std::uint32_t> *sleeping = nullptr;
+    std::uint64_t tail = 0;
+    std::uint64_t head = 0; // last seen
+    int pid = 0;
+    std::string wake_name; // the peer's abstract socket name
+    bool cma = false;
+  };
+  struct Mapping {
+    void *base = nullptr;
+    std::size_t bytes = 0;
+  };
+  std::byte *ring_at(void *segment, int slot) const noexcept;
+  void wake(const Out &o) noexcept;
+
+  std::vector<int> slot_of_; // by PE: its index among this host's PEs, or -1
+  int my_slot_ = -1;
+  std::size_t ring_bytes_ = 0, max_record_ = 0, segment_bytes_ = 0;
+  std::vector<Mapping> maps_; // ours first, then the peers' (unmapped by the destructor)
+  std::vector<In> in_;        // our inbound rings from the other local PEs
+  std::vector<Out> out_;      // by slot: the ring into each local PE's segment (ours unused)
+  std::atomic<std::uint32_t> *sleeping_ = nullptr; // in our segment
+  int sock_ = -1;                                  // our wake-up socket (bound), also used to send
+  std::string name_;                               // our segment's name, until unlinked
+  std::uint64_t probe_ = 0x616d70692d636d61;       // read by peers to test CMA
+};
+
+} // namespace ampi::shm

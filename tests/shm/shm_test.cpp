@@ -1,0 +1,180 @@
+// tests/shm/shm_test.cpp — the same-host transport (src/shm) on its own: two nodes opened by two
+// threads of this process (a job of two PEs on one host), their rings (order, wrap-around, a full
+// ring), the segments' permissions and removal, the wake-up of a sleeping receiver, CMA reads.
+#include "shm/shm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <barrier>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using ampi::shm::Node;
+
+// Our process's segments in /dev/shm: name -> mode.
+std::vector<std::pair<std::string, unsigned>> our_segments() {
+  std::vector<std::pair<std::string, unsigned>> found;
+  const std::string prefix =
+      "ampi-" + std::to_string(::getuid()) + "-" + std::to_string(::getpid()) + "-";
+  if (DIR *d = ::opendir("/dev/shm")) {
+    while (dirent *e = ::readdir(d)) {
+      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
+      struct stat st {};
+      const std::string path = std::string("/dev/shm/") + e->d_name;
+      if (::stat(path.c_str(), &st) == 0) found.emplace_back(e->d_name, st.st_mode & 07777);
+    }
+    ::closedir(d);
+  }
+  return found;
+}
+
+struct Pair {
+  std::unique_ptr<Node> node[2];
+  std::vector<std::pair<std::string, unsigned>> seen_at_first_fence;
+
+  explicit Pair(const ampi::shm::Config &config = {}) {
+    std::barrier sync(2);
+    std::vector<std::vector<std::byte>> blobs(2);
+    int fences = 0;
+    auto open = [&](int pe) {
+      ampi::shm::Exchange ex{[&](const std::vector<std::byte> &mine) {
+                               blobs[static_cast<std::size_t>(pe)] = mine;
+                               sync.arrive_and_wait();
+                               auto all = blobs;
+                               sync.arrive_and_wait();
+                               return all;
+                             },
+                             [&] {
+                               sync.arrive_and_wait();
+                               if (pe == 0 && fences++ == 0) seen_at_first_fence = our_segments();
+                               sync.arrive_and_wait();
+                             }};
+      node[pe] = Node::open(pe, 2, 42, config, ex);
+    };
+    std::thread t(open, 1);
+    open(0);
+    t.join();
+  }
+};
+
+TEST(Shm, SegmentsArePrivateAndGoneAfterStartUp) {
+  Pair p;
+  ASSERT_TRUE(p.node[0] && p.node[1]);
+  ASSERT_EQ(p.seen_at_first_fence.size(), 2u); // both existed while the peers mapped them
+  for (const auto &[name, mode] : p.seen_at_first_fence)
+    EXPECT_EQ(mode, 0600u) << name;
+  EXPECT_TRUE(our_segments().empty()); // unlinked once both had mapped them
+  EXPECT_TRUE(p.node[0]->reaches(1));
+  EXPECT_FALSE(p.node[0]->reaches(0)); // not itself
+  // 4 MiB budget, one peer: the largest ring (1 MiB).
+  EXPECT_EQ(p.node[0]->ring_bytes(), 1u << 20);
+}
+
+TEST(Shm, SixtyFourProcessesFitInAFewMegabytes) {
+  // The sizing rule: 4 MiB / 63 peers -> 64 KiB rings; the segment holds 64 of them.
+  ampi::shm::Config c;
+  const std::size_t ring = 64u << 10;
+  EXPECT_LE(c.segment_budget / 63, 2 * ring);
+  EXPECT_LE(128 + 64 * (128 + ring), std::size_t{5} << 20);
+}
+
+TEST(Shm, RecordsArriveInOrderThroughWrapAndFullRing) {
+  ampi::shm::Config c;
+  c.segment_budget = c.ring_min = c.ring_max = 64u << 10; // a small ring: it fills and wraps
+  Pair p(c);
+  ASSERT_TRUE(p.node[0]);
+  EXPECT_EQ(p.node[0]->ring_bytes(), 64u << 10);
+  std::vector<std::byte> payload(20000);
+  std::uint32_t next_sent = 0, next_received = 0;
+  int full = 0;
+  auto receive = [&] {
+    return p.node[1]->poll([&](std::uint8_t type, const std::byte *body, std::size_t bytes) {
+      std::uint32_t seq;
+      std::memcpy(&seq, body, sizeof seq);
+      EXPECT_EQ(seq, next_received);
+      EXPECT_EQ(type, 1 + seq % 200);
+      EXPECT_EQ(bytes, sizeof seq + seq * 37 % payload.size());
+      if (bytes > sizeof seq) EXPECT_EQ(static_cast<unsigned>(body[bytes - 1]), seq & 0xff);
+      ++next_received;
+    });
+  };
+  while (next_sent < 5000) {
+    const std::size_t n = next_sent * 37 % payload.size();
+    if (n) payload[n - 1] = static_cast<std::byte>(next_sent & 0xff);
+    if (p.node[0]->try_send(1, static_cast<std::uint8_t>(1 + next_sent % 200), &next_sent,
+                            sizeof next_sent, payload.data(), n)) {
+      ++next_sent;
+    } else {
+      ++full;
+      ASSERT_TRUE(receive()); // full: the receiver must have something
+    }
+  }
+  while (receive()) {
+  }
+  EXPECT_EQ(next_received, 5000u);
+  EXPECT_GT(full, 0); // the ring did fill up
+}
+
+TEST(Shm, SenderWakesASleepingReceiver) {
+  Pair p;
+  ASSERT_TRUE(p.node[0]);
+  int value = 7;
+  // Something pending: the receiver must not sleep.
+  ASSERT_TRUE(p.node[0]->try_send(1, 3, &value, sizeof value, nullptr, 0));
+  EXPECT_FALSE(p.node[1]->arm());
+  EXPECT_TRUE(p.node[1]->poll([](std::uint8_t, const std::byte *, std::size_t) {}));
+  // Asleep: a send from another thread wakes it (no timeout stands in for the wake-up: a lost
+  // one leaves the poll to its 20 s limit and fails).
+  ASSERT_TRUE(p.node[1]->arm());
+  std::thread sender(
+      [&] { EXPECT_TRUE(p.node[0]->try_send(1, 3, &value, sizeof value, nullptr, 0)); });
+  pollfd pfd{p.node[1]->fd(), POLLIN, 0};
+  const int ready = ::poll(&pfd, 1, 20000);
+  sender.join();
+  EXPECT_EQ(ready, 1);
+  p.node[1]->disarm();
+  int got = 0;
+  EXPECT_TRUE(p.node[1]->poll([&](std::uint8_t type, const std::byte *body, std::size_t bytes) {
+    EXPECT_EQ(type, 3);
+    ASSERT_EQ(bytes, sizeof got);
+    std::memcpy(&got, body, sizeof got);
+  }));
+  EXPECT_EQ(got, 7);
+  // Awake: a send does not signal the socket.
+  ASSERT_TRUE(p.node[0]->try_send(1, 3, &value, sizeof value, nullptr, 0));
+  pfd.revents = 0;
+  EXPECT_EQ(::poll(&pfd, 1, 0), 0);
+}
+
+TEST(Shm, CmaReadsAPeersMemory) {
+  Pair p;
+  ASSERT_TRUE(p.node[0]);
+  EXPECT_TRUE(p.node[0]->cma(1)); // probed at start-up (same process here)
+  std::vector<char> src(3 << 20), dst(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i)
+    src[i] = static_cast<char>(i * 7);
+  ASSERT_TRUE(p.node[0]->read_from(1, dst.data(), reinterpret_cast<std::uintptr_t>(src.data()),
+                                   src.size()));
+  EXPECT_EQ(src, dst);
+  // An address the peer does not have: refused, not a crash.
+  EXPECT_FALSE(p.node[0]->read_from(1, dst.data(), 8, 16));
+}
+
+TEST(Shm, AloneOnTheHostGetsNoNode) {
+  ampi::shm::Exchange ex{
+      [](const std::vector<std::byte> &mine) { return std::vector<std::vector<std::byte>>{mine}; },
+      [] {}};
+  EXPECT_EQ(Node::open(0, 1, 42, {}, ex), nullptr);
+  EXPECT_TRUE(our_segments().empty());
+}
+
+} // namespace
