@@ -128,7 +128,9 @@ struct Pe::Helper {
   Helper &operator=(const Helper &) = delete;
 #if defined(__SANITIZE_ADDRESS__)
   // Its frames never returned: clear their shadow before the stack's pages are reused.
-  ~Helper() { __asan_unpoison_memory_region(task.stack_low(), task.stack_size()); }
+  ~Helper() {
+    __asan_unpoison_memory_region(task.stack_low(), task.stack_size());
+  }
 #endif
 };
 
