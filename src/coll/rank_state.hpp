@@ -1,9 +1,9 @@
 // src/coll/rank_state.hpp — what collectives keep per virtual rank: the internal tasks that run
-// its non-blocking collectives (core's Pe::spawn_helper; they act as the rank, and waking the
-// rank wakes them too) and its user-defined reduction operations (MPI_Op_create, handles of
-// handles::kind::op), and how many blocking collectives it ran among its PE's ranks on each
-// communicator (what tells consecutive ones apart: src/coll/pe_coll.cpp). core's Rank holds one
-// (rank.coll).
+// its non-blocking and persistent collectives now (core's Pe::spawn_helper, which owns them in a
+// per-PE pool; they act as the rank, and waking the rank wakes them too) and its user-defined
+// reduction operations (MPI_Op_create, handles of handles::kind::op), and how many blocking
+// collectives it ran among its PE's ranks on each communicator (what tells consecutive ones apart:
+// src/coll/pe_coll.cpp). core's Rank holds one (rank.coll).
 #pragma once
 
 #include "handles/handle.hpp"
@@ -24,7 +24,7 @@ struct UserOp {
 };
 
 struct RankState {
-  std::vector<std::unique_ptr<ult::Task>> helper_tasks;
+  std::vector<ult::Task *> helper_tasks; // those running a job for this rank now
   handles::HandleTable<UserOp, handles::kind::op> user_ops;
   // Blocking PE-aware collectives run so far, by communicator (context id << 32 | first member's
   // world rank): the sequence number of the next one's per-PE instance.

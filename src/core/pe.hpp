@@ -134,8 +134,9 @@ public:
     if (threaded()) [[unlikely]]
       notify_threads();
   }
-  // coll: starts an internal task that runs `body` as rank `r` (Pe::current() is r inside it),
-  // e.g. a non-blocking collective. It counts as a live task until its body returns.
+  // coll: runs `body` as rank `r` (Pe::current() is r inside it) in an internal task, e.g. a
+  // non-blocking collective. It counts as a live task until its body returns. The tasks are
+  // pooled per PE and reused (see Helper in pe.cpp): no stack is mapped per call.
   void spawn_helper(Rank &r, std::function<void()> body);
   [[noreturn]] void exit_current(int code) noexcept;
 
@@ -185,6 +186,8 @@ private:
   void yield_thread() noexcept;
   [[noreturn]] void report_deadlock();
   void print_blocked_ranks();
+  struct Helper;
+  [[noreturn]] void helper_loop(Helper &h);
 
   static constinit thread_local Pe *current_;
   static constinit thread_local Rank
@@ -214,6 +217,9 @@ private:
   std::uint64_t seen_activity_ = 0;
   unsigned blocks_ = 0;
   int live_ranks_ = 0;
+  // coll: the internal tasks of spawn_helper, all of them, and those waiting for a job.
+  std::vector<std::unique_ptr<Helper>> helpers_;
+  std::vector<Helper *> idle_helpers_;
 };
 
 namespace core {

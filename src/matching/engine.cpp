@@ -21,7 +21,7 @@ Engine::Bucket *Engine::find_bucket(const Key &k) noexcept {
 Engine::Bucket &Engine::bucket_for(const Key &k) {
   if (Bucket *b = find_bucket(k)) return *b;
   // Sweep before creating, so the new (still empty) bucket cannot be swept.
-  if (buckets_.size() >= 4 * (posted_count_ + unexpected_count_) + 1024) sweep_empty_buckets();
+  if (buckets_.size() >= 4 * (posted_count_ + unexpected_count_) + 64) sweep_empty_buckets();
   last_key_ = k;
   last_bucket_ = &buckets_.try_emplace(k).first->second;
   return *last_bucket_;

@@ -71,13 +71,13 @@ bool check_alias(Call &call, const void *sendbuf, const void *recvbuf, long long
   return true;
 }
 
-int barrier_impl(MPI_Comm comm, MPI_Request *req, const char *fn) {
+int barrier_impl(MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call) return call.err;
   return call.launch([](const comm::Comm &c, int tag) { coll::barrier(c, tag); });
 }
 
-int bcast_impl(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req,
+int bcast_impl(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, ReqArg req,
                const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.count(count, "count") || !call.root(root)) return call.err;
@@ -93,7 +93,7 @@ int bcast_impl(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 }
 
 int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                int root, MPI_Comm comm, MPI_Request *req, const char *fn) {
+                int root, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
   Reduction red(call, count, type, op);
@@ -117,7 +117,7 @@ int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
 }
 
 int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                   MPI_Comm comm, MPI_Request *req, const char *fn) {
+                   MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   Reduction red(call, count, type, op);
   if (!red.ok) return call.err;
@@ -167,7 +167,7 @@ int reduce_scatter_impl(const void *sendbuf, void *recvbuf, std::vector<int> cou
 }
 
 int scan_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-              MPI_Comm comm, MPI_Request *req, bool exclusive, const char *fn) {
+              MPI_Comm comm, ReqArg req, bool exclusive, const char *fn) {
   Call call(fn, comm, req);
   Reduction red(call, count, type, op);
   if (!red.ok) return call.err;
@@ -242,7 +242,7 @@ AMPI_PMPI_ALIAS(MPI_Iallreduce)
 namespace {
 
 int rs_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm, MPI_Request *req, const char *fn) {
+             MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.count(recvcount, "recvcount")) return call.err;
   return reduce_scatter_impl(sendbuf, recvbuf,
@@ -251,7 +251,7 @@ int rs_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dat
 }
 
 int rs(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-       MPI_Comm comm, MPI_Request *req, const char *fn) {
+       MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.counts(recvcounts, call.size(), "recvcounts")) return call.err;
   return reduce_scatter_impl(
@@ -371,3 +371,64 @@ extern "C" int PMPI_Op_commutative(MPI_Op op, int *commute) {
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Op_commutative)
+
+// ---- persistent collectives (MPI-4.0 section 6.13): the non-blocking form's checks and
+// algorithm, started by MPI_Start (coll_common.hpp, Call::launch) ----
+
+extern "C" int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return barrier_impl(comm, ReqArg{request, info}, "MPI_Barrier_init");
+}
+AMPI_PMPI_ALIAS(MPI_Barrier_init)
+
+extern "C" int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                               MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return bcast_impl(buffer, count, datatype, root, comm, ReqArg{request, info}, "MPI_Bcast_init");
+}
+AMPI_PMPI_ALIAS(MPI_Bcast_init)
+
+extern "C" int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request) {
+  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, ReqArg{request, info},
+                     "MPI_Reduce_init");
+}
+AMPI_PMPI_ALIAS(MPI_Reduce_init)
+
+extern "C" int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request) {
+  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, ReqArg{request, info},
+                        "MPI_Allreduce_init");
+}
+AMPI_PMPI_ALIAS(MPI_Allreduce_init)
+
+extern "C" int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                              MPI_Info info, MPI_Request *request) {
+  return rs_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ReqArg{request, info},
+                  "MPI_Reduce_scatter_block_init");
+}
+AMPI_PMPI_ALIAS(MPI_Reduce_scatter_block_init)
+
+extern "C" int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                        MPI_Info info, MPI_Request *request) {
+  return rs(sendbuf, recvbuf, recvcounts, datatype, op, comm, ReqArg{request, info},
+            "MPI_Reduce_scatter_init");
+}
+AMPI_PMPI_ALIAS(MPI_Reduce_scatter_init)
+
+extern "C" int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return scan_impl(sendbuf, recvbuf, count, datatype, op, comm, ReqArg{request, info}, false,
+                   "MPI_Scan_init");
+}
+AMPI_PMPI_ALIAS(MPI_Scan_init)
+
+extern "C" int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request) {
+  return scan_impl(sendbuf, recvbuf, count, datatype, op, comm, ReqArg{request, info}, true,
+                   "MPI_Exscan_init");
+}
+AMPI_PMPI_ALIAS(MPI_Exscan_init)

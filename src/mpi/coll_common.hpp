@@ -1,34 +1,54 @@
 // src/mpi/coll_common.hpp — what the MPI collective functions (src/mpi/coll*.cpp) share: argument
 // checks raised with the function's name, user buffers seen as packed bytes (in place for
-// contiguous datatypes, packed copies otherwise), and starting a collective either now (blocking)
-// or in an internal task of the rank that completes an MPI request (non-blocking).
+// contiguous datatypes, packed copies otherwise), and starting a collective either now (blocking),
+// or in an internal task of the rank that completes an MPI request (non-blocking), or at each
+// MPI_Start of a persistent request (MPI_<Coll>_init, MPI-4.0 section 6.13). The three forms run
+// the same algorithm of src/coll, as one closure `f(comm, tag)`.
 #pragma once
 
 #include "coll/coll.hpp"
+#include "mpi/comm_util.hpp"
 #include "mpi/common.hpp"
 #include "p2p/data.hpp"
 #include "p2p/p2p.hpp"
 
+#include <cstddef>
+#include <cstring>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
 
 namespace ampi::mpi::coll_detail {
 
-// One collective call: the calling rank, its communicator and the request handle (non-blocking).
+// The request argument of a collective: none (blocking), MPI_I<coll>'s, or MPI_<Coll>_init's with
+// its info argument.
+struct ReqArg {
+  MPI_Request *req = nullptr;
+  MPI_Info info = MPI_INFO_NULL;
+  ReqArg(std::nullptr_t) {}
+  ReqArg(MPI_Request *r) : req(r) {}
+  ReqArg(MPI_Request *r, MPI_Info i) : req(r), info(i) {}
+};
+
+// One collective call: the calling rank, its communicator and the request handle (non-blocking
+// and persistent forms).
 struct Call {
+  enum class Form : unsigned char { Blocking, Nonblocking, Persistent };
   const char *fn;
   MPI_Comm h;
   MPI_Request *req;
+  Form form;
   Entered entered; // the calling rank, for the whole call (threads: holds the PE's mutex)
   Rank *self = nullptr;
   comm::Comm *c = nullptr;
   int err = MPI_SUCCESS;
 
-  // Non-blocking calls are the ones named MPI_I...: their `request` must not be NULL.
-  Call(const char *fn_, MPI_Comm comm, MPI_Request *request)
-      : fn(fn_), h(comm), req(request), entered(enter(fn_)) {
-    const bool nonblocking = fn[4] == 'I';
+  // The form follows the name: MPI_<Coll>_init is persistent, MPI_I<coll> non-blocking; both
+  // need a `request`, and _init's info must be a valid info object or MPI_INFO_NULL (no hint
+  // changes what the collective does).
+  Call(const char *fn_, MPI_Comm comm, ReqArg request)
+      : fn(fn_), h(comm), req(request.req), form(form_of(fn_)), entered(enter(fn_)) {
     self = entered;
     if (!self) {
       err = MPI_ERR_OTHER;
@@ -36,7 +56,16 @@ struct Call {
     }
     c = find_comm(*self, comm, fn, &err);
     if (!c) return;
-    if (nonblocking && !request) fail(MPI_ERR_ARG, "request=NULL");
+    if (form != Form::Blocking && !req) {
+      fail(MPI_ERR_ARG, "request=NULL");
+      return;
+    }
+    if (form == Form::Persistent && !find_hints(*self, request.info, fn, &err)) return;
+  }
+  static Form form_of(const char *name) {
+    const std::size_t n = std::strlen(name);
+    if (n > 5 && std::strcmp(name + n - 5, "_init") == 0) return Form::Persistent;
+    return name[4] == 'I' ? Form::Nonblocking : Form::Blocking;
   }
   explicit operator bool() const { return err == MPI_SUCCESS && c; }
   int size() const { return c->size(); }
@@ -69,10 +98,15 @@ struct Call {
     return n <= 0 || a || fail(MPI_ERR_ARG, "%s=NULL", arg);
   }
 
-  // Runs `f(comm, tag)` now, or (non-blocking) in an internal task of the rank that completes
-  // *req at its end. `f` must own copies of everything it needs that the caller may change.
+  // Runs `f(comm, tag)` now (blocking); or in a pooled internal task of the rank (core's
+  // Pe::spawn_helper) that completes a new request *req at its end (non-blocking); or makes *req
+  // a persistent request whose every MPI_Start runs `f` that way (persistent: the tags are taken
+  // here, once, so that its starts need no agreement; two starts of one request never overlap,
+  // and messages between two ranks do not overtake, as for blocking collectives). `f` must own
+  // copies of everything it needs that the caller may change, and must not change them itself
+  // (a persistent request runs it again).
   template <class F> int launch(F &&f, int ntags = 1) {
-    if (!req) {
+    if (form == Form::Blocking) {
       f(*c, coll::kBlockingTag);
       return MPI_SUCCESS;
     }
@@ -80,6 +114,7 @@ struct Call {
     p2p::Request &r = self->p2p.requests.create(*self);
     r.kind = p2p::Kind::Send; // its status carries nothing but MPI_ERROR
     r.comm = h;
+    r.collective = true;
     *req = r.handle;
     // The task keeps what the algorithms use of the communicator (the user may free it).
     comm::Comm comm;
@@ -87,6 +122,24 @@ struct Call {
     comm.rank = c->rank;
     comm.group = c->group;
     comm.handle = c->handle;
+    if (form == Form::Persistent) {
+      r.persistent = true;
+      r.active = false;
+      auto op = std::make_unique<p2p::Persistent>();
+      op->kind = p2p::Kind::Send;
+      // MPI_Start: the job refers to what the request keeps (MPI_Request_free refuses an active
+      // persistent collective, so they outlive it).
+      op->start =
+          [comm = std::move(comm), tag,
+           f = std::function<void(const comm::Comm &, int)>(std::forward<F>(f))](p2p::Request &pr) {
+            pr.owner->pe.spawn_helper(*pr.owner, [&comm, tag, &f, &pr] {
+              f(comm, tag);
+              p2p::complete(pr);
+            });
+          };
+      r.ext().op = std::move(op);
+      return MPI_SUCCESS;
+    }
     self->pe.spawn_helper(*self,
                           [comm = std::move(comm), tag, &r, f = std::forward<F>(f)]() mutable {
                             f(comm, tag);

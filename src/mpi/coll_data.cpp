@@ -88,7 +88,7 @@ coll::Blocks even_blocks(std::byte *base, std::size_t n, std::size_t bytes, bool
 // ---- gather / scatter ----
 
 int gather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount,
-                MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req, const char *fn) {
+                MPI_Datatype rtype, int root, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
   const bool at_root = call.rank() == root, in_place = sendbuf == MPI_IN_PLACE;
@@ -113,7 +113,7 @@ int gather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvb
 }
 
 int scatter_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount,
-                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req, const char *fn) {
+                 MPI_Datatype rtype, int root, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
   const bool at_root = call.rank() == root, in_place = recvbuf == MPI_IN_PLACE;
@@ -140,7 +140,7 @@ int scatter_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recv
 
 int gatherv_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf,
                  const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-                 MPI_Comm comm, MPI_Request *req, const char *fn) {
+                 MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
   const bool at_root = call.rank() == root, in_place = sendbuf == MPI_IN_PLACE;
@@ -174,7 +174,7 @@ int gatherv_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recv
 
 int scatterv_impl(const void *sendbuf, const int scounts[], const int displs[], MPI_Datatype stype,
                   void *recvbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-                  MPI_Request *req, const char *fn) {
+                  ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
   const bool at_root = call.rank() == root, in_place = recvbuf == MPI_IN_PLACE;
@@ -208,7 +208,7 @@ int scatterv_impl(const void *sendbuf, const int scounts[], const int displs[], 
 // ---- allgather / alltoall ----
 
 int allgather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount,
-                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const char *fn) {
+                   MPI_Datatype rtype, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call) return call.err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -226,7 +226,7 @@ int allgather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *re
 
 int allgatherv_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf,
                     const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
-                    MPI_Request *req, const char *fn) {
+                    ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call) return call.err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -248,7 +248,7 @@ int allgatherv_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *r
 }
 
 int alltoall_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount,
-                  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const char *fn) {
+                  MPI_Datatype rtype, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call) return call.err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -293,7 +293,7 @@ int alltoallw_common(Call &call, const void *sendbuf, std::vector<int> scounts, 
 
 int alltoallv_impl(const void *sendbuf, const int scounts[], const int sdispls[],
                    MPI_Datatype stype, void *recvbuf, const int rcounts[], const int rdispls[],
-                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const char *fn) {
+                   MPI_Datatype rtype, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call) return call.err;
   const int p = call.size();
@@ -521,7 +521,7 @@ struct Neighbors {
 };
 
 int nb_allgather(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount,
-                 MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const char *fn) {
+                 MPI_Datatype rtype, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   Neighbors nb(call);
   if (!nb.ok) return call.err;
@@ -543,7 +543,7 @@ int nb_allgather(const void *sendbuf, int scount, MPI_Datatype stype, void *recv
 
 int nb_allgatherv(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf,
                   const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
-                  MPI_Request *req, const char *fn) {
+                  ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   Neighbors nb(call);
   if (!nb.ok) return call.err;
@@ -569,7 +569,7 @@ int nb_allgatherv(const void *sendbuf, int scount, MPI_Datatype stype, void *rec
 }
 
 int nb_alltoall(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf, int rcount,
-                MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const char *fn) {
+                MPI_Datatype rtype, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   Neighbors nb(call);
   if (!nb.ok) return call.err;
@@ -606,7 +606,7 @@ int nb_alltoallw_common(Call &call, const Neighbors &nb, const void *sendbuf,
 
 int nb_alltoallv(const void *sendbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
                  void *recvbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
-                 MPI_Comm comm, MPI_Request *req, const char *fn) {
+                 MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   Neighbors nb(call);
   if (!nb.ok) return call.err;
@@ -624,8 +624,8 @@ int nb_alltoallv(const void *sendbuf, const int scounts[], const int sdispls[], 
 
 int nb_alltoallw(const void *sendbuf, const int scounts[], const MPI_Aint sdispls[],
                  const MPI_Datatype stypes[], void *recvbuf, const int rcounts[],
-                 const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-                 MPI_Request *req, const char *fn) {
+                 const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm, ReqArg req,
+                 const char *fn) {
   Call call(fn, comm, req);
   Neighbors nb(call);
   if (!nb.ok) return call.err;
@@ -729,3 +729,135 @@ extern "C" int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcount
                       recvtypes, comm, request, "MPI_Ineighbor_alltoallw");
 }
 AMPI_PMPI_ALIAS(MPI_Ineighbor_alltoallw)
+
+// ---- persistent collectives (MPI-4.0 section 6.13): the non-blocking form's checks and
+// algorithm, started by MPI_Start (coll_common.hpp, Call::launch) ----
+
+extern "C" int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return gather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                     ReqArg{request, info}, "MPI_Gather_init");
+}
+AMPI_PMPI_ALIAS(MPI_Gather_init)
+
+extern "C" int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request) {
+  return gatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                      comm, ReqArg{request, info}, "MPI_Gatherv_init");
+}
+AMPI_PMPI_ALIAS(MPI_Gatherv_init)
+
+extern "C" int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return scatter_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                      ReqArg{request, info}, "MPI_Scatter_init");
+}
+AMPI_PMPI_ALIAS(MPI_Scatter_init)
+
+extern "C" int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request) {
+  return scatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm, ReqArg{request, info}, "MPI_Scatterv_init");
+}
+AMPI_PMPI_ALIAS(MPI_Scatterv_init)
+
+extern "C" int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        ReqArg{request, info}, "MPI_Allgather_init");
+}
+AMPI_PMPI_ALIAS(MPI_Allgather_init)
+
+extern "C" int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const int recvcounts[], const int displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request) {
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         ReqArg{request, info}, "MPI_Allgatherv_init");
+}
+AMPI_PMPI_ALIAS(MPI_Allgatherv_init)
+
+extern "C" int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       ReqArg{request, info}, "MPI_Alltoall_init");
+}
+AMPI_PMPI_ALIAS(MPI_Alltoall_init)
+
+extern "C" int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request) {
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, ReqArg{request, info}, "MPI_Alltoallv_init");
+}
+AMPI_PMPI_ALIAS(MPI_Alltoallv_init)
+
+extern "C" int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   const MPI_Datatype sendtypes[], void *recvbuf,
+                                   const int recvcounts[], const int rdispls[],
+                                   const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request) {
+  Call call("MPI_Alltoallw_init", comm, ReqArg{request, info});
+  if (!call) return call.err;
+  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, call.size(), call.size(), call);
+}
+AMPI_PMPI_ALIAS(MPI_Alltoallw_init)
+
+extern "C" int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
+                                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request *request) {
+  return nb_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                      ReqArg{request, info}, "MPI_Neighbor_allgather_init");
+}
+AMPI_PMPI_ALIAS(MPI_Neighbor_allgather_init)
+
+extern "C" int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                                             MPI_Datatype sendtype, void *recvbuf,
+                                             const int recvcounts[], const int displs[],
+                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request *request) {
+  return nb_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                       ReqArg{request, info}, "MPI_Neighbor_allgatherv_init");
+}
+AMPI_PMPI_ALIAS(MPI_Neighbor_allgatherv_init)
+
+extern "C" int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
+                                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                           MPI_Request *request) {
+  return nb_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                     ReqArg{request, info}, "MPI_Neighbor_alltoall_init");
+}
+AMPI_PMPI_ALIAS(MPI_Neighbor_alltoall_init)
+
+extern "C" int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                            const int sdispls[], MPI_Datatype sendtype,
+                                            void *recvbuf, const int recvcounts[],
+                                            const int rdispls[], MPI_Datatype recvtype,
+                                            MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return nb_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                      recvtype, comm, ReqArg{request, info}, "MPI_Neighbor_alltoallv_init");
+}
+AMPI_PMPI_ALIAS(MPI_Neighbor_alltoallv_init)
+
+extern "C" int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                            const MPI_Aint sdispls[],
+                                            const MPI_Datatype sendtypes[], void *recvbuf,
+                                            const int recvcounts[], const MPI_Aint rdispls[],
+                                            const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                            MPI_Info info, MPI_Request *request) {
+  return nb_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                      recvtypes, comm, ReqArg{request, info}, "MPI_Neighbor_alltoallw_init");
+}
+AMPI_PMPI_ALIAS(MPI_Neighbor_alltoallw_init)

@@ -682,8 +682,15 @@ extern "C" int PMPI_Request_free(MPI_Request *request) {
   if (r->complete || inactive(*r)) {
     if (r->kind == p2p::Kind::Generalized) r->ext().grequest->free(r->ext().grequest->extra_state);
     self->p2p.requests.release(*r);
+  } else if (r->op() && r->op()->start) {
+    // MPI-4.0 6.13: only an inactive persistent collective request may be freed (its task still
+    // runs the collective on what the request holds).
+    return raise(r->comm, MPI_ERR_REQUEST, fn,
+                 "request 0x%x is an active persistent collective request (complete it first)",
+                 static_cast<unsigned>(*request));
   } else {
-    // Released when it completes (an active send still delivers its message).
+    // Released when it completes (an active send still delivers its message; a non-blocking
+    // collective still runs to its end in its task).
     r->freed = true;
     r->persistent = false;
     if (r->kind == p2p::Kind::Generalized)
@@ -704,6 +711,10 @@ extern "C" int PMPI_Cancel(MPI_Request *request) {
   p2p::Request *r = find_request(*self, *request, fn, &err);
   if (!r) return err;
   if (inactive(*r)) return MPI_SUCCESS;
+  if (r->collective) // MPI-4.0 3.8.4: erroneous for non-blocking and persistent collectives
+    return raise(r->comm, MPI_ERR_REQUEST, fn,
+                 "request 0x%x is a collective request, which cannot be cancelled",
+                 static_cast<unsigned>(*request));
   if (r->kind == p2p::Kind::Generalized) {
     const int e = r->ext().grequest->cancel(r->ext().grequest->extra_state, r->complete);
     return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "the cancel function failed");

@@ -52,6 +52,11 @@ int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
   r.cancelled = false;
   r.status_error = MPI_SUCCESS;
   r.kind = op.kind;
+  if (op.start) { // a persistent collective (coll_common.hpp)
+    r.complete = false;
+    op.start(r);
+    return MPI_SUCCESS;
+  }
   if (op.peer == MPI_PROC_NULL) {
     r.complete = true;
     r.status_source = MPI_PROC_NULL;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct Request : matching::PostedReceive {
   bool cancelled = false;
   bool freed = false;      // MPI_Request_free'd while active: released on completion
   bool persistent = false; // MPI_Send_init / MPI_Recv_init: survives completion
+  bool collective = false; // a non-blocking or persistent collective's (src/mpi/coll_common.hpp)
   Rank *owner = nullptr;
   int handle = MPI_REQUEST_NULL;
 
@@ -84,6 +86,9 @@ struct Persistent {
   std::uint32_t context = 0;
   int my_rank = 0;    // sends: the sender's rank in the communicator
   int peer_world = 0; // sends: the destination's world rank
+  // Persistent collectives (src/mpi/coll_common.hpp): what MPI_Start runs instead of a send or
+  // receive; it completes the request later.
+  std::function<void(Request &)> start;
 };
 
 struct Generalized {
