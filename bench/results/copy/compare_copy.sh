@@ -3,8 +3,10 @@
 # the copy work, two builds interleaved round by round (the machine is shared): bench/pingpong
 # between two virtual ranks of one process (-np 1 --vp 2), 4 KiB-4 MiB, and the real OSU 7.4
 # osu_allreduce (/work/ext/osu-host, run on each build's libampi) at 64 KiB with 8 ranks of one
-# process. Prints the median over rounds of each figure (pingpong's own figure is itself its
-# median of 9 batches; osu_allreduce's is its average latency) and new/old.
+# process. NEW's pingpong runs on both libraries (LD_LIBRARY_PATH), so PINGPONG_SKEW=N (the
+# receive buffer N bytes past the send buffer mod 4 KiB) works for the old build too.
+# Prints the median over rounds of each figure (pingpong's own figure is itself its median of 9
+# batches; osu_allreduce's is its average latency) and new/old.
 set -eu
 OLD=${1:?usage: compare_copy.sh OLD_BUILD NEW_BUILD [rounds]}
 NEW=${2:?usage}
@@ -15,7 +17,7 @@ trap 'rm -rf "$T"' EXIT
 for i in $(seq "$ROUNDS"); do
   for which in old new; do
     [ $which = old ] && B=$OLD || B=$NEW
-    "$B/bin/ampirun" -np 1 --vp 2 "$B/bench/pingpong" 4096 4194304 9 2>/dev/null |
+    LD_LIBRARY_PATH=$B/lib "$B/bin/ampirun" -np 1 --vp 2 "$NEW/bench/pingpong" 4096 4194304 9 2>/dev/null |
       awk -v d="$T" -v w=$which '$1 ~ /^[0-9]+$/ { print $3 >> (d "/" w ".pp" $1) }'
     for vp in 8; do
       LD_LIBRARY_PATH=$B/lib "$B/bin/ampirun" -np 1 --vp $vp "$OSU" -m 65536:65536 -i 2000 2>/dev/null |
