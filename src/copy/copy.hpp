@@ -1,8 +1,8 @@
 // src/copy/copy.hpp — ampi::copy::copy(): memcpy for in-process message data without the CPU's
 // traps. glibc 2.36 copies 2 KiB-~512 KiB with `rep movsb`, which on AMD Zen 3 runs at ~3 GB/s
-// instead of ~50 GB/s when the destination lies 1-63 bytes past the source modulo 4 KiB (two
+// instead of ~50 GB/s when the destination lies 1-31 bytes past the source modulo 4 KiB (two
 // malloc'ed buffers often do; bench/results/copy/). Small copies stay glibc's inline memcpy; from
-// kMinChosen bytes a routine chosen once per process by CPU features and model (copy.cpp) runs.
+// kMinChosen bytes a routine chosen once per process by CPU features and L3 size (copy.cpp) runs.
 // Layer 0: knows nothing of MPI. Same contract as memcpy: the buffers must not overlap.
 #pragma once
 
