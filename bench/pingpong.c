@@ -1,7 +1,11 @@
 /* bench/pingpong.c — one-way latency of a blocking ping-pong between ranks 0 and 1, for a range
  * of message sizes: the median of several timed batches, so one noisy batch does not decide.
  * Plain MPI: builds with any MPI's mpicc, so the same source compares libraries side by side.
- *   usage: pingpong [min_bytes [max_bytes [batches]]]  (default 8 .. 4 MiB, 9 batches) */
+ *   usage: pingpong [min_bytes [max_bytes [batches]]]  (default 8 .. 4 MiB, 9 batches)
+ * PINGPONG_SKEW=N: rank 1's buffer starts N bytes further into its allocation, so that between
+ * ranks of one process the receive buffer lies N bytes past the send buffer modulo 4 KiB (two
+ * large malloc'ed buffers otherwise share their offset within a page): N in 1-31 is where
+ * glibc's rep movsb is slow on AMD Zen 3 (bench/results/copy/). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +30,10 @@ int main(int argc, char **argv) {
   long max = argc > 2 ? atol(argv[2]) : 4L << 20;
   int batches = argc > 3 ? atoi(argv[3]) : 9;
   if (batches > 64) batches = 64;
-  char *buf = malloc((size_t)max + 1);
+  const char *skew_env = getenv("PINGPONG_SKEW");
+  const size_t skew = rank == 1 && skew_env ? (size_t)atol(skew_env) % 4096 : 0;
+  char *base = malloc((size_t)max + 1 + skew);
+  char *buf = base + skew;
   memset(buf, 'x', (size_t)max + 1);
   if (rank == 0) printf("# %-10s %14s %14s\n", "bytes", "latency_us", "bandwidth_MB/s");
   for (long n = min; n <= max; n = n ? n * 2 : 1) {
@@ -53,7 +60,7 @@ int main(int argc, char **argv) {
     if (rank == 0) printf("  %-10ld %14.3f %14.1f\n", n, med, n / med);
     if (n == 0 && max == 0) break;
   }
-  free(buf);
+  free(base);
   MPI_Finalize();
   return 0;
 }

@@ -225,7 +225,7 @@ def check(cfg, src):
     return errors, stale
 
 
-LOWER = 'ult matching datatype devptr_cache pmi net shm settings handles base'.split()
+LOWER = 'ult matching copy datatype devptr_cache pmi net shm settings handles base'.split()
 
 
 def check_doc(cfg, doc):

@@ -4,11 +4,13 @@
 #include "coll/coll.hpp"
 
 #include "coll/pe_coll.hpp"
+#include "copy/copy.hpp"
 #include "core/pe.hpp"
 #include "p2p/p2p.hpp"
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -88,8 +90,15 @@ std::unique_ptr<std::byte[]> scratch(std::size_t bytes) {
   return std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
 }
 
+// In-process copies of collective data go through copy::copy (no rep movsb trap); memmove only
+// where the ranges overlap.
 void move_bytes(void *dst, const void *src, std::size_t bytes) {
-  if (bytes && dst != src) std::memmove(dst, src, bytes);
+  if (!bytes || dst == src) return;
+  const auto d = reinterpret_cast<std::uintptr_t>(dst), s = reinterpret_cast<std::uintptr_t>(src);
+  if (d + bytes <= s || s + bytes <= d)
+    copy::copy(dst, src, bytes);
+  else
+    std::memmove(dst, src, bytes);
 }
 
 std::byte *at(void *p, std::size_t off) {

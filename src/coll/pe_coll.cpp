@@ -6,10 +6,11 @@
 // works alone: the ranks of a PE share one core, so one rank doing every copy and combine loses no
 // parallelism and saves a context switch per rank compared with each copying its own share. The
 // leader pushes the results into the members' buffers (they are blocked, so their buffers stay
-// valid), sets `done` and wakes them. Copies are plain memcpy (the copy routine that avoids the
-// CPU's 4 KiB-aliasing trap replaces them later).
+// valid), sets `done` and wakes them. Copies go through copy::copy (src/copy: no rep movsb trap
+// when a member's buffer lies 1-31 bytes past the leader's modulo 4 KiB).
 #include "coll/pe_coll.hpp"
 
+#include "copy/copy.hpp"
 #include "core/pe.hpp"
 
 #include <algorithm>
@@ -105,7 +106,7 @@ private:
 };
 
 void copy(void *dst, const void *src, std::size_t bytes) {
-  if (bytes && dst != src) std::memcpy(dst, src, bytes);
+  if (bytes && dst != src) copy::copy(dst, src, bytes);
 }
 
 std::byte *at(void *p, std::size_t off) {

@@ -4,6 +4,7 @@
 // their Layout (prefix sums find the block a piece starts in; then a cursor walks the blocks).
 #include "datatype/type.hpp"
 
+#include "copy/copy.hpp"
 #include "datatype/datatype.hpp"
 #include "datatype/layout.hpp"
 
@@ -103,9 +104,9 @@ std::size_t copy_layout(const Type &t, const Layout &l, std::byte *buf, std::siz
     const std::size_t n = std::min(b.len - within, len - done);
     std::byte *mem = base + b.disp + static_cast<std::ptrdiff_t>(within);
     if constexpr (Pack)
-      std::memcpy(packed + done, mem, n);
+      copy::copy(packed + done, mem, n);
     else
-      std::memcpy(mem, packed + done, n);
+      copy::copy(mem, packed + done, n);
     done += n;
     within = 0;
     if (++i == nblocks) {
@@ -146,7 +147,7 @@ std::size_t pack(const Type &t, const void *buf, std::size_t count, std::size_t 
   if (offset >= total) return 0;
   len = std::min(len, total - offset);
   if (t.contiguous) {
-    std::memcpy(out, static_cast<const char *>(data_start(t, buf)) + offset, len);
+    copy::copy(out, static_cast<const char *>(data_start(t, buf)) + offset, len);
     return len;
   }
   return copy_layout<true>(t, *t.layout,
@@ -160,7 +161,7 @@ std::size_t unpack(const Type &t, const void *in, std::size_t len, std::size_t o
   if (offset >= total) return 0;
   len = std::min(len, total - offset);
   if (t.contiguous) {
-    std::memcpy(static_cast<char *>(data_start(t, buf)) + offset, in, len);
+    copy::copy(static_cast<char *>(data_start(t, buf)) + offset, in, len);
     return len;
   }
   return copy_layout<false>(t, *t.layout, static_cast<std::byte *>(buf), count, offset,

@@ -219,8 +219,8 @@ void DevPtrCache::copy_pieces(void *dst, MemKind dst_kind, const void *src, MemK
                               const Piece *pieces, std::size_t n) {
   if (!is_device(dst_kind) && !is_device(src_kind)) {
     for (std::size_t i = 0; i < n; ++i)
-      std::memcpy(static_cast<std::byte *>(dst) + pieces[i].offset,
-                  static_cast<const std::byte *>(src) + pieces[i].offset, pieces[i].len);
+      copy::copy(static_cast<std::byte *>(dst) + pieces[i].offset,
+                 static_cast<const std::byte *>(src) + pieces[i].offset, pieces[i].len);
     return;
   }
   if (n == 0) return;

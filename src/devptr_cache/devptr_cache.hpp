@@ -14,6 +14,7 @@
 // cudaMallocHost (pinned) and malloc memory Host.
 #pragma once
 
+#include "copy/copy.hpp"
 #include "devptr_cache/cuda_driver.hpp"
 
 #include <array>
@@ -50,12 +51,13 @@ public:
   }
 
   // Copies `n` bytes; either side may be device memory (one cuMemcpyAsync on a stream of ours
-  // plus a synchronize), host to host is memcpy. Aborts the job on a CUDA error.
+  // plus a synchronize), host to host is copy::copy (memcpy without rep movsb's slow relative
+  // alignments). Aborts the job on a CUDA error.
   void copy(void *dst, MemKind dst_kind, const void *src, MemKind src_kind, std::size_t n) {
     if (is_device(dst_kind) || is_device(src_kind)) [[unlikely]]
       copy_device(dst, dst_kind, src, src_kind, n);
-    else if (n)
-      std::memcpy(dst, src, n);
+    else
+      copy::copy(dst, src, n);
   }
 
   // Copies pieces [offset, offset + len) of `src` to the same offsets of `dst` (one side device

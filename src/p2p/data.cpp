@@ -2,6 +2,7 @@
 // way device bytes are staged) and the non-contiguous sends and receives.
 #include "p2p/data.hpp"
 
+#include "copy/copy.hpp"
 #include "core/pe.hpp"
 #include "datatype/layout.hpp"
 
@@ -80,7 +81,7 @@ void store_runs(const datatype::Type &t, std::size_t count, const std::byte *as_
 void copy_any(void *dst, const void *src, std::size_t n) {
   if (!n) return;
   if (!gpu::cuda_loaded()) {
-    std::memcpy(dst, src, n);
+    copy::copy(dst, src, n);
     return;
   }
   gpu::DevPtrCache &mem = Pe::get().devptrs();

@@ -4,6 +4,7 @@
 // envelope, then moves straight into the receive buffer, device memory included). And the
 // receiving side: envelopes that arrive meet the destination rank's matching queues exactly like
 // a same-PE send.
+#include "copy/copy.hpp"
 #include "core/pe.hpp"
 #include "p2p/backend.hpp"
 #include "p2p/net_handler.hpp"
@@ -97,7 +98,7 @@ void NetHandler::on_eager(const net::Eager &e, const std::byte *data) {
     m.heap = std::make_unique_for_overwrite<std::byte[]>(env.bytes);
     m.data = m.heap.get();
   }
-  if (env.bytes) std::memcpy(m.data, data, env.bytes);
+  copy::copy(m.data, data, env.bytes);
   queue_arrival(pe_, *dst, m);
 }
 
