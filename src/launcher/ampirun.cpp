@@ -42,6 +42,7 @@
 #if defined(__linux__)
 #include <sys/prctl.h>
 #endif
+#include <sys/random.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
@@ -69,6 +70,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -905,11 +907,11 @@ private:
 // thread of ours (CallbackThread) calls, and abort's, which the main thread calls.
 
 struct PmixEvent {
-  enum Kind { connected, finalized, aborted } kind = connected;
+  enum Kind { connected, finalized, aborted, refused } kind = connected;
   int process = -1;
   bool lost = false; // finalized: the connection was lost, PMIx_Finalize was not called
   int status = 0;
-  std::string message;
+  std::string message;               // aborted: the caller's; refused: why
   pmix_op_cbfunc_t cbfunc = nullptr; // aborted: to release the caller once the job is ending
   void *cbdata = nullptr;
 };
@@ -1018,9 +1020,184 @@ bool process_alive(int p) {
   return info.si_pid == 0;
 }
 
+// ----------------------------------------------------------------------------------------------
+// Who connects. libpmix 4.2 has no Unix-domain socket any more (its "usock" transport is gone):
+// the server listens on a loopback TCP port that every local user can reach, and its "native"
+// security believes the user id a TCP client states in its handshake. Two checks keep intruders
+// out:
+//  1. The namespace carries a 128-bit secret (job_namespace). A client must name it in its
+//     handshake; only the job's processes have it, in their environment (readable by the job's
+//     user and root only). libpmix refuses an unknown namespace before any job data is sent (and
+//     says nothing: such refusals are silent).
+//  2. on_client_connected (libpmix's upcall, once the handshake is validated and before the
+//     client's requests are served) asks the kernel who is on the other end: one of the
+//     server's loopback connections (/proc/net/tcp) not yet attributed to a process must end at
+//     a socket held by the process ampirun started as that rank, or by one of its descendants
+//     (a debugger or a shell in between). Anything else is refused, and the first refusal is
+//     reported. A client that lies about its user id (which libpmix believes over TCP) is
+//     caught here.
+
+// A TCP socket of this host (IPv4: the server listens on 127.0.0.1 only, PMIX_TCP_DISABLE_IPV6).
+struct TcpSocket {
+  unsigned local_port = 0, remote_port = 0, state = 0;
+  unsigned long uid = 0, inode = 0;
+};
+constexpr unsigned kTcpEstablished = 1;
+
+std::vector<TcpSocket> tcp_sockets() {
+  std::vector<TcpSocket> out;
+  std::FILE *f = std::fopen("/proc/net/tcp", "re");
+  if (f == nullptr) return out;
+  char line[512];
+  if (std::fgets(line, sizeof line, f) == nullptr) { // the header
+    std::fclose(f);
+    return out;
+  }
+  while (std::fgets(line, sizeof line, f)) {
+    TcpSocket s;
+    unsigned laddr = 0, raddr = 0;
+    if (std::sscanf(line, " %*u: %x:%x %x:%x %x %*x:%*x %*x:%*x %*x %lu %*d %lu", &laddr,
+                    &s.local_port, &raddr, &s.remote_port, &s.state, &s.uid, &s.inode) == 7)
+      out.push_back(s);
+  }
+  std::fclose(f);
+  return out;
+}
+
+// The socket inodes open in process `pid` (0: ampirun itself).
+std::set<unsigned long> socket_inodes(pid_t pid) {
+  std::set<unsigned long> out;
+  const std::string dir = pid == 0 ? "/proc/self/fd" : "/proc/" + std::to_string(pid) + "/fd";
+  DIR *d = ::opendir(dir.c_str());
+  if (d == nullptr) return out;
+  char target[64];
+  while (const dirent *e = ::readdir(d)) {
+    const ssize_t n = ::readlinkat(::dirfd(d), e->d_name, target, sizeof target - 1);
+    if (n <= 8) continue;
+    target[n] = '\0';
+    unsigned long inode = 0;
+    if (std::sscanf(target, "socket:[%lu]", &inode) == 1) out.insert(inode);
+  }
+  ::closedir(d);
+  return out;
+}
+
+// The parent of process `pid`, or 0.
+pid_t parent_of(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  std::FILE *f = std::fopen(path.c_str(), "re");
+  if (f == nullptr) return 0;
+  char buf[1024];
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char *close = std::strrchr(buf, ')'); // the name may hold spaces and parentheses
+  int ppid = 0;
+  if (close == nullptr || std::sscanf(close + 1, " %*c %d", &ppid) != 1) return 0;
+  return ppid;
+}
+
+// Whether the socket `inode` is open in process `root` or in one of its descendants.
+bool held_by_tree(unsigned long inode, pid_t root) {
+  if (socket_inodes(root).count(inode)) return true;
+  DIR *proc = ::opendir("/proc");
+  if (proc == nullptr) return false;
+  bool found = false;
+  while (const dirent *e = ::readdir(proc)) {
+    pid_t pid = 0;
+    const char *name = e->d_name;
+    auto [end, ec] = std::from_chars(name, name + std::strlen(name), pid);
+    if (ec != std::errc() || *end != '\0' || pid == root || pid <= 1) continue;
+    bool below = false;
+    for (pid_t p = parent_of(pid), depth = 0; p > 1 && depth < 64; p = parent_of(p), ++depth)
+      if (p == root) {
+        below = true;
+        break;
+      }
+    if (below && socket_inodes(pid).count(inode)) {
+      found = true;
+      break;
+    }
+  }
+  ::closedir(proc);
+  return found;
+}
+
+// The checks of step 2 above. Used on libpmix's progress thread only, which makes the upcalls
+// one at a time.
+class PeerCheck {
+public:
+  // The server's port, from the URI libpmix puts in the clients' environment.
+  void learn_port(const std::vector<std::string> &env) {
+    for (const std::string &e : env) {
+      if (e.rfind("PMIX_SERVER_URI", 0) != 0) continue;
+      const std::size_t at = e.find("tcp4://127.0.0.1:");
+      if (at == std::string::npos) continue;
+      const char *first = e.c_str() + at + 17;
+      unsigned port = 0;
+      if (std::from_chars(first, e.c_str() + e.size(), port).ec == std::errc()) port_ = port;
+    }
+  }
+
+  // Empty if the connection being handshaken comes from process `p` (pid `pid`), else why not.
+  std::string verify(int p, pid_t pid) {
+    if (p < 0) return "it is not a process of this job";
+    if (port_ == 0) return "the server's port is unknown";
+    if (pid <= 0) return "process " + std::to_string(p) + " has not been started";
+    const std::vector<TcpSocket> sockets = tcp_sockets();
+    const std::set<unsigned long> mine = socket_inodes(0);
+    std::string others;
+    for (const TcpSocket &s : sockets) {
+      // Our end of a client connection that is not attributed to a process yet. The upcall does
+      // not say which socket it is about (nor can the unread bytes tell: a client may have sent
+      // its first request already), so the connection of process p waiting for its turn could
+      // stand for another that claims to be p; that other one had to know the namespace's
+      // secret, though.
+      if (s.local_port != port_ || s.state != kTcpEstablished || !mine.count(s.inode) ||
+          attributed_.count(s.inode))
+        continue;
+      for (const TcpSocket &peer : sockets) {
+        if (peer.local_port != s.remote_port || peer.remote_port != port_) continue;
+        if (held_by_tree(peer.inode, pid)) {
+          attributed_.insert(s.inode);
+          return {};
+        }
+        if (others.empty()) others = "user id " + std::to_string(peer.uid);
+      }
+    }
+    return "no connection of process " + std::to_string(p) + " (pid " + std::to_string(pid) +
+           ") or of its descendants is waiting" +
+           (others.empty() ? std::string() : "; the connecting socket belongs to " + others);
+  }
+
+  // A connection ended: its socket number may be used again.
+  void forget_closed() {
+    const std::set<unsigned long> mine = socket_inodes(0);
+    std::erase_if(attributed_, [&](unsigned long inode) { return !mine.count(inode); });
+  }
+
+private:
+  unsigned port_ = 0;
+  std::set<unsigned long> attributed_; // our ends of connections from the job's processes
+};
+
+PeerCheck *g_peers = nullptr;
+
 pmix_status_t on_client_connected(const pmix_proc_t *proc, void *, pmix_op_cbfunc_t cbfunc,
                                   void *cbdata) {
-  g_events->push({PmixEvent::connected, process_of(proc), false, 0, {}, nullptr, nullptr});
+  const int p = process_of(proc);
+  g_peers->forget_closed();
+  const std::string why =
+      g_peers->verify(p, p < 0 ? 0 : g_pids[static_cast<std::size_t>(p)].load());
+  if (!why.empty()) {
+    PmixEvent refused{PmixEvent::refused, p, false, 0, why, nullptr, nullptr};
+    g_events->push(std::move(refused));
+    // libpmix closes the connection when the upcall fails, before serving any request; an
+    // error return means cbfunc is not called. PMIX_ERR_SILENT: libpmix logs nothing of its own
+    // (the main thread reports the first refusal).
+    return PMIX_ERR_SILENT;
+  }
+  g_events->push({PmixEvent::connected, p, false, 0, {}, nullptr, nullptr});
   if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata); // as libpmix's example server does
   return PMIX_SUCCESS;
 }
@@ -1170,13 +1347,35 @@ std::string host_name() {
   return name;
 }
 
+// The job's namespace: "ampirun.<pid>.<128-bit secret>". A client must name it to connect, so
+// the secret keeps out whoever cannot read the environment of the job's processes (see "Who
+// connects" above).
+std::string job_namespace() {
+  std::array<unsigned char, 16> secret{};
+  std::size_t got = 0;
+  while (got < secret.size()) {
+    const ssize_t n = ::getrandom(secret.data() + got, secret.size() - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail_errno("getrandom");
+    got += static_cast<std::size_t>(n);
+  }
+  std::string name = "ampirun." + std::to_string(::getpid()) + ".";
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : secret) {
+    name += kHex[c >> 4];
+    name += kHex[c & 15];
+  }
+  return name;
+}
+
 // ampirun's embedded PMIx server and the job's namespace in it.
 class PmixServer {
 public:
   PmixServer(const std::string &dir, EventQueue &events, int processes) {
     g_events = &events;
     g_callbacks = &callbacks_;
-    g_nspace = "ampirun." + std::to_string(::getpid());
+    g_nspace = job_namespace();
+    g_peers = &peers_;
     g_processes = processes;
     g_pids = std::make_unique<std::atomic<pid_t>[]>(static_cast<std::size_t>(processes));
     module_.client_connected = on_client_connected;
@@ -1185,12 +1384,15 @@ public:
     module_.fence_nb = on_fence;
     module_.direct_modex = on_direct_modex;
 
-    InfoArray info(5);
+    InfoArray info(7);
     info.add_string(PMIX_SERVER_TMPDIR, dir);
     info.add_string(PMIX_SYSTEM_TMPDIR, dir);
     info.add_bool(PMIX_SERVER_TOOL_SUPPORT, false);
     info.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, false);
     info.add_bool(PMIX_SERVER_SESSION_SUPPORT, false);
+    // Loopback only (the default, stated), IPv4 only: the one table PeerCheck reads.
+    info.add_bool(PMIX_SERVER_REMOTE_CONNECTIONS, false);
+    info.add_bool(PMIX_TCP_DISABLE_IPV6, true);
     if (pmix_status_t rc = PMIx_server_init(&module_, info.data(), info.size()); rc != PMIX_SUCCESS)
       throw FatalError{"cannot start the PMIx server: " + pmix_error(rc)};
     initialized_ = true;
@@ -1284,6 +1486,7 @@ public:
     if (rc != PMIX_SUCCESS)
       throw FatalError{"cannot set up the PMIx environment of process " + std::to_string(p) + ": " +
                        pmix_error(rc)};
+    peers_.learn_port(out);
     return out;
   }
 
@@ -1307,6 +1510,7 @@ public:
 
 private:
   CallbackThread callbacks_; // started before libpmix's thread, stopped before its finalize
+  PeerCheck peers_;          // used by libpmix's thread once the server runs
   pmix_server_module_t module_{};
   bool initialized_ = false;
   bool nspace_registered_ = false;
@@ -1648,6 +1852,9 @@ public:
     return status_.value_or(0);
   }
 
+  // Whether a connection was refused (on_client_connected).
+  bool refused_any() const { return refusal_reported_; }
+
   // Whether every process that called PMIx_Init also called PMIx_Finalize.
   bool clients_finalized() const {
     for (const Child &c : children_)
@@ -1701,6 +1908,16 @@ private:
         break;
       case PmixEvent::finalized:
         if (c && !e.lost) c->finalized = true;
+        break;
+      case PmixEvent::refused:
+        // Once: whoever tries may try many times; the job goes on.
+        if (!refusal_reported_) {
+          refusal_reported_ = true;
+          std::fprintf(stderr,
+                       "ampirun: refused a connection to the job's PMIx server that claimed to "
+                       "be process %d: %s (further refusals are not reported)\n",
+                       e.process, e.message.c_str());
+        }
         break;
       case PmixEvent::aborted: {
         if (!status_) { // the first failure only: with MPI_Abort, often every rank aborts
@@ -1802,6 +2019,7 @@ private:
   std::optional<std::int64_t> job_deadline_;
   int timeout_s_ = 0;
   bool terminating_ = false;
+  bool refusal_reported_ = false;
 };
 
 // "rank 3", "ranks 0-2", "ranks 0,2,4" (ranges as in the PU lists).
@@ -1940,12 +2158,14 @@ int run(int argc, char **argv) {
     } else {
       status = job.wait();
     }
-    clean = job.clients_finalized();
+    clean = job.clients_finalized() && !job.refused_any();
   }
   if (!clean) {
-    // A client went away without PMIx_Finalize. libpmix 4.2 may have damaged its own state
-    // handling that (seen when a client dies while the others enter a fence: a crash or a hang
-    // in the shutdown), so leave without shutting the server down; every child is reaped.
+    // A client went away without PMIx_Finalize, or a connection was refused. libpmix 4.2 may
+    // have damaged its own state handling that (seen when a client dies while the others enter
+    // a fence: a crash or a hang in the shutdown; a refused connection releases the claimed
+    // rank's record once too often, and the shutdown hangs), so leave without shutting the
+    // server down; every child is reaped.
     dir.remove();
     mps.stop();
     std::fflush(nullptr);
