@@ -636,11 +636,93 @@ std::vector<ProcessPlan> plan_job(const Options &options) {
 }
 
 // ----------------------------------------------------------------------------------------------
-// The private directory for the PMIx server's rendezvous files: mode 0700, removed at the end.
+// What ampirun creates on the host (its PMIx directory, about 8 MB; the MPS directory) must go
+// however ampirun ends, SIGKILL included, when no destructor runs. The Cleaner forks, before any
+// thread starts, a process that outlives ampirun: it leaves our session (signals for the
+// terminal's process group do not reach it) and ignores the job's signals, learns the paths to
+// remove through a pipe, and removes those still listed once the pipe's write end is closed,
+// which happens when ampirun has exited, however. On a normal end ampirun removes the paths
+// itself and tells the cleaner to forget them. (The per-rank copies of the program have a
+// cleaner of their own in each process: src/privatize.)
+
+// Removes `path` and everything under it (not following symbolic links).
+void remove_tree(const std::string &path) {
+  ::nftw(
+      path.c_str(),
+      [](const char *p, const struct stat *, int, struct FTW *) {
+        ::remove(p);
+        return 0;
+      },
+      16, FTW_DEPTH | FTW_PHYS);
+}
+
+class Cleaner {
+public:
+  Cleaner() {
+    Pipe pipe = make_pipe(); // close-on-exec: the job's programs do not keep it open
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) fail_errno("fork");
+    if (pid == 0) serve(pipe.read.get(), pipe.write.get());
+    out_ = std::move(pipe.write);
+  }
+  Cleaner(const Cleaner &) = delete;
+  Cleaner &operator=(const Cleaner &) = delete;
+  ~Cleaner() = default; // closing our end lets the cleaner go (nothing listed by then)
+
+  void watch(const std::string &path) { tell('+', path); }
+  void forget(const std::string &path) { tell('-', path); }
+
+private:
+  void tell(char op, const std::string &path) {
+    if (path.find('\n') != std::string::npos) return; // never from mkdtemp under a sane TMPDIR
+    write_all(out_.get(), op + path + '\n');
+  }
+
+  // The cleaner process: single-threaded (forked before libpmix's thread), so it may allocate.
+  [[noreturn]] static void serve(int in, int out) {
+    ::close(out);
+    ::setsid();
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE})
+      std::signal(sig, SIG_IGN);
+    if (const int null = ::open("/dev/null", O_RDWR); null >= 0) {
+      for (int fd = 0; fd <= 2; ++fd)
+        ::dup2(null, fd);
+      if (null > 2) ::close(null);
+    }
+    for (int fd = 3; fd < 1024; ++fd) // the job's output pipes must not stay open for us
+      if (fd != in) ::close(fd);
+    std::set<std::string> paths;
+    std::string pending;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(in, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      pending.append(buf, static_cast<std::size_t>(n));
+      for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos;
+           pending.erase(0, nl + 1)) {
+        const std::string path = pending.substr(1, nl - 1);
+        if (pending[0] == '+')
+          paths.insert(path);
+        else
+          paths.erase(path);
+      }
+    }
+    for (const std::string &path : paths)
+      remove_tree(path);
+    ::_exit(0);
+  }
+
+  Fd out_;
+};
+
+// The private directory for the PMIx server's rendezvous files: mode 0700, removed at the end
+// (by the cleaner if ampirun is killed).
 
 class PrivateDir {
 public:
-  PrivateDir() {
+  explicit PrivateDir(Cleaner &cleaner) : cleaner_(cleaner) {
     const char *base = std::getenv("TMPDIR");
     std::string tmpl = (base && *base ? std::string(base) : std::string("/tmp"));
     while (tmpl.size() > 1 && tmpl.back() == '/')
@@ -649,6 +731,7 @@ public:
     if (::mkdtemp(tmpl.data()) == nullptr)
       throw FatalError{"cannot create a private directory '" + tmpl + "': " + std::strerror(errno)};
     path_ = tmpl;
+    cleaner_.watch(path_);
     if (::chmod(path_.c_str(), S_IRWXU) != 0) {
       const int err = errno;
       remove();
@@ -663,17 +746,13 @@ public:
 
   void remove() {
     if (path_.empty()) return;
-    ::nftw(
-        path_.c_str(),
-        [](const char *path, const struct stat *, int, struct FTW *) {
-          ::remove(path);
-          return 0;
-        },
-        16, FTW_DEPTH | FTW_PHYS);
+    remove_tree(path_);
+    cleaner_.forget(path_);
     path_.clear();
   }
 
 private:
+  Cleaner &cleaner_;
   std::string path_;
 };
 
@@ -736,7 +815,7 @@ class MpsDaemon {
 public:
   // Decides from --mps and the job's shape; may start the daemon (and then set the variables in
   // our environment, which the processes inherit).
-  MpsDaemon(const std::string &mode, int processes) {
+  MpsDaemon(const std::string &mode, int processes, Cleaner &cleaner) : cleaner_(cleaner) {
     if (mode == "off") return;
     const int gpus = visible_gpus();
     if (gpus == 0) return;
@@ -766,6 +845,7 @@ public:
     if (::mkdtemp(tmpl.data()) == nullptr)
       throw FatalError{"cannot create the MPS directory '" + tmpl + "': " + std::strerror(errno)};
     dir_ = tmpl;
+    cleaner_.watch(dir_);
     ::chmod(dir_.c_str(), S_IRWXU);
     const std::string pipe = dir_ + "/pipe", log = dir_ + "/log";
     ::mkdir(pipe.c_str(), S_IRWXU);
@@ -822,14 +902,10 @@ public:
       }
       end_group();
     }
-    if (!dir_.empty())
-      ::nftw(
-          dir_.c_str(),
-          [](const char *path, const struct stat *, int, struct FTW *) {
-            ::remove(path);
-            return 0;
-          },
-          16, FTW_DEPTH | FTW_PHYS);
+    if (!dir_.empty()) {
+      remove_tree(dir_);
+      cleaner_.forget(dir_);
+    }
     dir_.clear();
   }
 
@@ -895,6 +971,7 @@ private:
     daemon_ = -1;
   }
 
+  Cleaner &cleaner_;
   std::string control_;
   std::string dir_;
   pid_t daemon_ = -1;
@@ -1652,6 +1729,7 @@ void cloexec_all_but(const std::vector<int> &keep) {
 struct SpawnContext {
   const SignalSetup &signals;
   const std::vector<int> &inherited_fds;
+  mode_t umask; // the user's: ampirun's own is 077
 };
 
 // Forks a child that waits for the go byte, then execs the program. Never returns in the child.
@@ -1704,6 +1782,7 @@ Child spawn(int index, ExecImage &image, const SpawnContext &ctx,
     cloexec_all_but(ctx.inherited_fds); // libpmix's sockets, the other children's pipes
     ::sigaction(SIGPIPE, &ctx.signals.original_sigpipe, nullptr);
     ::sigprocmask(SIG_SETMASK, &ctx.signals.original_mask, nullptr);
+    ::umask(ctx.umask);
     ::execve(image.path.c_str(), argv.data(), envp.data());
     if (errno == ENOEXEC) ::execve(sh_argv[0], sh_argv.data(), envp.data());
     const int err = errno;
@@ -2091,7 +2170,13 @@ int run(int argc, char **argv) {
   Options options = parse_command_line(argc, argv);
   const std::string path = resolve_program(options.argv.front());
   scrub_environment();
-  MpsDaemon mps(options.mps, options.processes); // before plan_job: it may export variables
+  // What ampirun and libpmix create (libpmix makes its directories 0750) is its user's only; the
+  // job's processes get the user's umask back.
+  const mode_t user_umask = ::umask(077);
+  // First: forked while ampirun is one thread, and destroyed last, once the rest is removed.
+  Cleaner cleaner;
+  MpsDaemon mps(options.mps, options.processes,
+                cleaner); // before plan_job: it may export variables
   std::vector<ProcessPlan> plans = plan_job(options);
   check_settings(plans.front().environment);
   keep_launcher_off_gpus();
@@ -2103,7 +2188,7 @@ int run(int argc, char **argv) {
   // Before libpmix starts its thread, so that the thread inherits the blocked signals.
   const SignalSetup signals = setup_signals();
   EventQueue events;
-  PrivateDir dir;
+  PrivateDir dir(cleaner);
   PmixServer server(dir.path(), events, options.processes);
   server.register_job();
 
@@ -2116,7 +2201,7 @@ int run(int argc, char **argv) {
     for (std::size_t p = 0; p < plans.size(); ++p)
       outputs.push_back({make_pipe(), make_pipe()});
 
-  const SpawnContext ctx{signals, inherited_fds};
+  const SpawnContext ctx{signals, inherited_fds, user_umask};
   std::vector<Child> children;
   for (std::size_t p = 0; p < plans.size(); ++p) {
     children.push_back(spawn(static_cast<int>(p), images[p], ctx, children,
