@@ -1121,10 +1121,11 @@ struct TcpSocket {
 };
 constexpr unsigned kTcpEstablished = 1;
 
-std::vector<TcpSocket> tcp_sockets() {
+// The host's TCP sockets, or nothing if /proc/net/tcp cannot be read.
+std::optional<std::vector<TcpSocket>> tcp_sockets() {
   std::vector<TcpSocket> out;
   std::FILE *f = std::fopen("/proc/net/tcp", "re");
-  if (f == nullptr) return out;
+  if (f == nullptr) return std::nullopt;
   char line[512];
   if (std::fgets(line, sizeof line, f) == nullptr) { // the header
     std::fclose(f);
@@ -1217,11 +1218,23 @@ public:
   }
 
   // Empty if the connection being handshaken comes from process `p` (pid `pid`), else why not.
+  // Where the kernel cannot be asked (no /proc/net/tcp, as in some containers), the namespace's
+  // secret is the only check, and ampirun says so once.
   std::string verify(int p, pid_t pid) {
     if (p < 0) return "it is not a process of this job";
-    if (port_ == 0) return "the server's port is unknown";
     if (pid <= 0) return "process " + std::to_string(p) + " has not been started";
-    const std::vector<TcpSocket> sockets = tcp_sockets();
+    const std::optional<std::vector<TcpSocket>> table = tcp_sockets();
+    if (!table || port_ == 0) {
+      if (!unchecked_reported_) {
+        unchecked_reported_ = true;
+        std::fprintf(stderr,
+                     "ampirun: warning: cannot tell who connects to the PMIx server (%s); "
+                     "only the job's namespace keeps others out\n",
+                     table ? "its port is unknown" : "/proc/net/tcp cannot be read");
+      }
+      return {};
+    }
+    const std::vector<TcpSocket> &sockets = *table;
     const std::set<unsigned long> mine = socket_inodes(0);
     std::string others;
     for (const TcpSocket &s : sockets) {
@@ -1256,6 +1269,7 @@ public:
 private:
   unsigned port_ = 0;
   std::set<unsigned long> attributed_; // our ends of connections from the job's processes
+  bool unchecked_reported_ = false;
 };
 
 PeerCheck *g_peers = nullptr;
