@@ -12,7 +12,7 @@ NEW=${2:?usage: startup.sh OLD_BUILD NEW_BUILD [rounds]}
 ROUNDS=${3:-15}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-ms() { date +%s%N | awk '{ printf "%d\n", $1 / 1000000 }'; }
+ms() { echo $(($(date +%s%N) / 1000000)); }
 timed() { # FILE COMMAND...
   f=$1
   shift
