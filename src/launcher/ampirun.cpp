@@ -1249,6 +1249,7 @@ public:
     // secret, though.
     struct Candidate {
       unsigned long ours, theirs, uid;
+      int fd; // our end
     };
     std::vector<Candidate> candidates;
     bool asked = port_ != 0;
@@ -1272,7 +1273,7 @@ public:
           asked = false;
           break;
         }
-        if (peer->inode != 0) candidates.push_back({st.st_ino, peer->inode, peer->uid});
+        if (peer->inode != 0) candidates.push_back({st.st_ino, peer->inode, peer->uid, fd});
       }
       ::closedir(d);
     }
@@ -1301,7 +1302,15 @@ public:
     if (held_by(pid)) return {};
     for (pid_t d : descendants(pid))
       if (held_by(d)) return {};
-    const std::string others = "user id " + std::to_string(candidates.front().uid);
+    // Refused. libpmix 4.2 does not always close the connection then (the client was seen
+    // waiting in PMIx_Init under load): end those of other users ourselves, whatever it does.
+    std::string others;
+    for (const Candidate &c : candidates)
+      if (c.uid != ::geteuid()) {
+        ::shutdown(c.fd, SHUT_RDWR);
+        others = "user id " + std::to_string(c.uid);
+      }
+    if (others.empty()) others = "user id " + std::to_string(candidates.front().uid);
     return "no connection of process " + std::to_string(p) + " (pid " + std::to_string(pid) +
            ") or of its descendants is waiting; the connecting socket belongs to " + others;
   }

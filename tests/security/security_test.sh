@@ -109,7 +109,7 @@ intruder | intruder-leaked)
     name=$1 ns=$2 rank=$3
     shift 3
     # shellcheck disable=SC2046 # one word per variable
-    setpriv --reuid nobody --regid nogroup --clear-groups \
+    timeout 30 setpriv --reuid nobody --regid nogroup --clear-groups \
       env -i $(grep -v '^PMIX_NAMESPACE=' "$work/pmix_env") PMIX_NAMESPACE="$ns" PMIX_RANK="$rank" \
       PMIX_MCA_gds=hash "$attacker/pmix_intruder" "$@" >"$work/intruder_$name" 2>&1
     irc=$?
