@@ -1,7 +1,9 @@
-// src/coll/coll.cpp — the collective algorithms (see coll.hpp) and the application of reduction
+// src/coll/coll.cpp — the collective algorithms (see coll.hpp; barrier, bcast, reduce, allreduce,
+// gather and allgather first try the PE-aware path of pe_coll.cpp) and the application of reduction
 // operations to packed data.
 #include "coll/coll.hpp"
 
+#include "coll/pe_coll.hpp"
 #include "core/pe.hpp"
 #include "p2p/p2p.hpp"
 
@@ -227,6 +229,7 @@ int next_tag(const comm::Comm &c, int n) {
 // ---- barrier and broadcast ----
 
 void barrier(const comm::Comm &c, int tag) {
+  if (pe::barrier(c, tag)) return;
   const int p = c.size();
   for (int k = 1; k < p; k <<= 1)
     sendrecv(c, (c.rank + k) % p, (c.rank - k + p) % p, tag, nullptr, 0, nullptr, 0);
@@ -293,6 +296,7 @@ void scatter_allgather_bcast(const comm::Comm &c, int tag, void *buf, std::size_
 void bcast(const comm::Comm &c, int tag, void *buf, std::size_t bytes, int root) {
   const int p = c.size();
   if (p == 1) return;
+  if (pe::bcast(c, tag, buf, bytes, root)) return;
   if (bytes <= kBcastBinomialMax || p < 4)
     binomial_bcast(c, tag, buf, bytes, root);
   else
@@ -334,6 +338,7 @@ void reduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
     move_bytes(recv_buf, mine, bytes);
     return;
   }
+  if (pe::reduce(c, tag, send_buf, recv_buf, count, op, root)) return;
   auto acc = scratch(bytes);
   move_bytes(acc.get(), mine, bytes);
   if (op.commutative && bytes > kReduceBinomialMax && count >= static_cast<std::size_t>(p)) {
@@ -373,6 +378,7 @@ void allreduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_bu
                std::size_t count, const Reducer &op) {
   const int p = c.size();
   const std::size_t bytes = count * op.extent;
+  if (pe::allreduce(c, tag, send_buf, recv_buf, count, op)) return;
   if (send_buf) move_bytes(recv_buf, send_buf, bytes);
   if (p == 1 || count == 0) return;
   auto *acc = static_cast<std::byte *>(recv_buf);
@@ -506,6 +512,7 @@ void gather(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
   const int p = c.size();
   const int r = c.rank;
   const auto pz = static_cast<std::size_t>(p);
+  if (pe::gather(c, tag, send_buf, recv_buf, bytes, root)) return;
   if (r == root && send_buf)
     move_bytes(at(recv_buf, static_cast<std::size_t>(r) * bytes), send_buf, bytes);
   if (p == 1) return;
@@ -644,6 +651,7 @@ void allgather(const comm::Comm &c, int tag, const void *send_buf, void *recv_bu
                std::size_t bytes) {
   const int p = c.size(), r = c.rank;
   const auto pz = static_cast<std::size_t>(p);
+  if (pe::allgather(c, tag, send_buf, recv_buf, bytes)) return;
   std::byte *mine = at(recv_buf, static_cast<std::size_t>(r) * bytes);
   if (send_buf) move_bytes(mine, send_buf, bytes);
   if (p == 1 || bytes == 0) return;

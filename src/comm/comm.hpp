@@ -39,6 +39,13 @@ private:
 };
 
 struct Topology; // src/comm/topology.hpp
+} // namespace ampi::comm
+
+namespace ampi::coll {
+struct PeLayout; // src/coll/pe_coll.hpp
+} // namespace ampi::coll
+
+namespace ampi::comm {
 
 struct Comm {
   std::uint32_t context = 0; // point-to-point traffic; context + 1 carries collectives
@@ -50,6 +57,9 @@ struct Comm {
   std::shared_ptr<const Topology> topology; // null: no virtual topology
   // coll: non-blocking collectives started on it so far, the source of their tags.
   mutable std::uint32_t coll_seq = 0;
+  // coll: where its ranks run (which share this rank's PE, one leader per PE), computed on the
+  // first collective that asks (src/coll/pe_coll.cpp).
+  mutable std::shared_ptr<const coll::PeLayout> pe_layout;
   AttrStore attrs; // user attributes (MPI_Comm_set_attr)
   Info info;       // hints set by MPI_Comm_set_info / MPI_Comm_dup_with_info
 

@@ -3,6 +3,7 @@
 // running code finds it through Pe::get(); there is no other process-wide mutable state.
 #pragma once
 
+#include "coll/pe_state.hpp"
 #include "core/rank.hpp"
 #include "core/termination.hpp"
 #include "devptr_cache/devptr_cache.hpp"
@@ -154,6 +155,8 @@ public:
   void join_thread(pthread_t t);
 
   p2p::MessagePool &messages() noexcept { return p2p_.messages; }
+  // coll: the collective instances in progress among this PE's ranks (coll/pe_state.hpp).
+  coll::PeState &coll() noexcept { return coll_; }
   // gpu: which buffers are device memory, and copies to and from them.
   gpu::DevPtrCache &devptrs() noexcept { return devptrs_; }
   // gpu: device memory shared with other processes of this host (CUDA IPC).
@@ -191,6 +194,7 @@ private:
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
   std::optional<pmi::PmixClient> pmix_;
   p2p::PeState p2p_{*this, config_.protocol}; // p2p's per-PE state (p2p/pe_state.hpp)
+  coll::PeState coll_;                        // coll's per-PE state (coll/pe_state.hpp)
   std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(p2p_.net_handler);
   std::optional<core::Termination> termination_; // only when the job has several PEs
   // MPI_THREAD_SERIALIZED/MULTIPLE: on once a rank asked for it and threads exist (never off).

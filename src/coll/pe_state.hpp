@@ -1,0 +1,66 @@
+// src/coll/pe_state.hpp — what collectives keep per PE, shared by the PE's ranks: the collective
+// instances in progress among the ranks of this PE (src/coll/pe_coll.cpp). The ranks of one PE are
+// user-level threads of one OS thread, so they meet here through plain pointers, without atomics
+// or messages: each deposits its buffers in its slot and blocks; the PE's leader (its lowest rank
+// of the communicator) combines, does the part across PEs and pushes the result into every slot.
+// core's Pe holds one (pe.coll()), as Rank holds coll's per-rank state (coll/rank_state.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ampi {
+class Rank;
+}
+
+namespace ampi::coll {
+
+// One collective instance among the ranks of this PE. Several may be in flight on one
+// communicator (non-blocking collectives run in helper tasks, each with its own tag), so it is
+// identified by the communicator (its context id and first member: the sub-communicators of one
+// MPI_Comm_split share a context id but not members), the tag and, for blocking collectives
+// (which all use one tag), how many this rank has run on that communicator before.
+struct InstanceKey {
+  std::uint32_t context = 0;
+  int first_world = 0;
+  int tag = 0;
+  std::uint32_t seq = 0;
+  bool operator==(const InstanceKey &) const = default;
+};
+
+struct Instance {
+  struct Slot {
+    const void *in = nullptr; // the rank's input (nullptr: MPI_IN_PLACE, it is in `out`)
+    void *out = nullptr;      // the rank's output buffer (or its bcast buffer)
+    Rank *rank = nullptr;     // to wake it (nullptr: not arrived yet)
+  };
+  Instance(const InstanceKey &k, int n) : key(k), slots(static_cast<std::size_t>(n)) {}
+
+  InstanceKey key;
+  std::vector<Slot> slots; // by index among the PE's ranks of the communicator
+  int arrived = 0;
+  int left = 0;
+  bool done = false; // the leader has pushed the results
+};
+
+struct PeState {
+  // The instance for `key`, created on first arrival with `n` slots.
+  Instance &join(const InstanceKey &key, int n) {
+    for (auto &i : instances)
+      if (i->key == key) return *i;
+    return *instances.emplace_back(std::make_unique<Instance>(key, n));
+  }
+  // A rank is done with `inst`; the last one of the PE removes it.
+  void leave(Instance &inst) {
+    if (++inst.left < static_cast<int>(inst.slots.size())) return;
+    std::erase_if(instances, [&](const auto &p) { return p.get() == &inst; });
+  }
+
+  // Few are in flight at once (one per communicator for blocking collectives): a short list.
+  std::vector<std::unique_ptr<Instance>> instances;
+};
+
+} // namespace ampi::coll
