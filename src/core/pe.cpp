@@ -1,6 +1,7 @@
-// src/core/pe.cpp — the PE: creating the ranks, the scheduling loop, the deadlock report and the
-// stack-overflow report (see pe.hpp).
+// src/core/pe.cpp — the PE: creating the ranks, the scheduling loop and the deadlock report (see
+// pe.hpp); the crash report is crash_report.cpp's.
 #include "core/pe.hpp"
+#include "core/crash_report.hpp"
 
 #include "pmi/host.hpp"
 #include "privatize/privatize.hpp"
@@ -21,29 +22,6 @@ namespace ampi {
 thread_local Pe *Pe::current_ = nullptr;
 
 namespace {
-
-// Reports a fault in a rank's guard page as a stack overflow, then lets the signal kill us.
-void segv_handler(int sig, siginfo_t *info, void *) {
-  if (Pe *pe = Pe::get_if()) {
-    for (const auto &rp : pe->ranks()) {
-      Rank *r = rp.get();
-      const int w = r->world_rank;
-      const std::size_t guard = r->task.stack_guard();
-      auto low = reinterpret_cast<std::uintptr_t>(r->task.stack_low());
-      auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
-      if (addr >= low && addr < low + guard) {
-        char msg[200];
-        int n = std::snprintf(msg, sizeof msg,
-                              "ampi: rank %d overflowed its stack (%zu bytes); raise it with "
-                              "ampirun --stack-size or AMPI_STACK_SIZE\n",
-                              w, r->task.stack_size() - guard);
-        if (n > 0) (void)!::write(2, msg, static_cast<std::size_t>(n));
-        break;
-      }
-    }
-  }
-  ::signal(sig, SIG_DFL);
-}
 
 // GuardMode::Check stacks: the scheduler found a rank's stack pointer below its stack, or a page
 // of the gap below it touched (ult/stack.hpp).
@@ -123,22 +101,6 @@ ult::GuardMode choose_stack_guard(const PeConfig &c, std::size_t count) {
         std::to_string(per_rank >> 10) + " KiB would fit), or raise ulimit -v");
   }
   return mode;
-}
-
-void install_overflow_report() {
-  static thread_local std::byte altstack[64 * 1024];
-  stack_t ss{};
-  ss.ss_sp = altstack;
-  ss.ss_size = sizeof altstack;
-  ::sigaltstack(&ss, nullptr);
-  struct sigaction sa {};
-  sa.sa_sigaction = segv_handler;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old {};
-  ::sigaction(SIGSEGV, nullptr, &old);
-  if (old.sa_handler == SIG_DFL) // do not displace a debugger's or sanitizer's handler
-    ::sigaction(SIGSEGV, &sa, nullptr);
 }
 
 } // namespace
@@ -302,7 +264,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
   for (auto &r : ranks_)
     scheduler_.spawn(r->task);
   live_ranks_ = count;
-  install_overflow_report();
+  install_crash_report();
 }
 
 Pe::~Pe() {

@@ -42,6 +42,13 @@
 #if defined(__linux__)
 #include <sys/prctl.h>
 #endif
+#include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
@@ -69,6 +76,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -634,11 +642,93 @@ std::vector<ProcessPlan> plan_job(const Options &options) {
 }
 
 // ----------------------------------------------------------------------------------------------
-// The private directory for the PMIx server's rendezvous files: mode 0700, removed at the end.
+// What ampirun creates on the host (its PMIx directory, about 8 MB; the MPS directory) must go
+// however ampirun ends, SIGKILL included, when no destructor runs. The Cleaner forks, before any
+// thread starts, a process that outlives ampirun: it leaves our session (signals for the
+// terminal's process group do not reach it) and ignores the job's signals, learns the paths to
+// remove through a pipe, and removes those still listed once the pipe's write end is closed,
+// which happens when ampirun has exited, however. On a normal end ampirun removes the paths
+// itself and tells the cleaner to forget them. (The per-rank copies of the program have a
+// cleaner of their own in each process: src/privatize.)
+
+// Removes `path` and everything under it (not following symbolic links).
+void remove_tree(const std::string &path) {
+  ::nftw(
+      path.c_str(),
+      [](const char *p, const struct stat *, int, struct FTW *) {
+        ::remove(p);
+        return 0;
+      },
+      16, FTW_DEPTH | FTW_PHYS);
+}
+
+class Cleaner {
+public:
+  Cleaner() {
+    Pipe pipe = make_pipe(); // close-on-exec: the job's programs do not keep it open
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) fail_errno("fork");
+    if (pid == 0) serve(pipe.read.get(), pipe.write.get());
+    out_ = std::move(pipe.write);
+  }
+  Cleaner(const Cleaner &) = delete;
+  Cleaner &operator=(const Cleaner &) = delete;
+  ~Cleaner() = default; // closing our end lets the cleaner go (nothing listed by then)
+
+  void watch(const std::string &path) { tell('+', path); }
+  void forget(const std::string &path) { tell('-', path); }
+
+private:
+  void tell(char op, const std::string &path) {
+    if (path.find('\n') != std::string::npos) return; // never from mkdtemp under a sane TMPDIR
+    write_all(out_.get(), op + path + '\n');
+  }
+
+  // The cleaner process: single-threaded (forked before libpmix's thread), so it may allocate.
+  [[noreturn]] static void serve(int in, int out) {
+    ::close(out);
+    ::setsid();
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE})
+      std::signal(sig, SIG_IGN);
+    if (const int null = ::open("/dev/null", O_RDWR); null >= 0) {
+      for (int fd = 0; fd <= 2; ++fd)
+        ::dup2(null, fd);
+      if (null > 2) ::close(null);
+    }
+    for (int fd = 3; fd < 1024; ++fd) // the job's output pipes must not stay open for us
+      if (fd != in) ::close(fd);
+    std::set<std::string> paths;
+    std::string pending;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(in, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      pending.append(buf, static_cast<std::size_t>(n));
+      for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos;
+           pending.erase(0, nl + 1)) {
+        const std::string path = pending.substr(1, nl - 1);
+        if (pending[0] == '+')
+          paths.insert(path);
+        else
+          paths.erase(path);
+      }
+    }
+    for (const std::string &path : paths)
+      remove_tree(path);
+    ::_exit(0);
+  }
+
+  Fd out_;
+};
+
+// The private directory for the PMIx server's rendezvous files: mode 0700, removed at the end
+// (by the cleaner if ampirun is killed).
 
 class PrivateDir {
 public:
-  PrivateDir() {
+  explicit PrivateDir(Cleaner &cleaner) : cleaner_(cleaner) {
     const char *base = std::getenv("TMPDIR");
     std::string tmpl = (base && *base ? std::string(base) : std::string("/tmp"));
     while (tmpl.size() > 1 && tmpl.back() == '/')
@@ -647,6 +737,7 @@ public:
     if (::mkdtemp(tmpl.data()) == nullptr)
       throw FatalError{"cannot create a private directory '" + tmpl + "': " + std::strerror(errno)};
     path_ = tmpl;
+    cleaner_.watch(path_);
     if (::chmod(path_.c_str(), S_IRWXU) != 0) {
       const int err = errno;
       remove();
@@ -661,17 +752,13 @@ public:
 
   void remove() {
     if (path_.empty()) return;
-    ::nftw(
-        path_.c_str(),
-        [](const char *path, const struct stat *, int, struct FTW *) {
-          ::remove(path);
-          return 0;
-        },
-        16, FTW_DEPTH | FTW_PHYS);
+    remove_tree(path_);
+    cleaner_.forget(path_);
     path_.clear();
   }
 
 private:
+  Cleaner &cleaner_;
   std::string path_;
 };
 
@@ -734,7 +821,7 @@ class MpsDaemon {
 public:
   // Decides from --mps and the job's shape; may start the daemon (and then set the variables in
   // our environment, which the processes inherit).
-  MpsDaemon(const std::string &mode, int processes) {
+  MpsDaemon(const std::string &mode, int processes, Cleaner &cleaner) : cleaner_(cleaner) {
     if (mode == "off") return;
     const int gpus = visible_gpus();
     if (gpus == 0) return;
@@ -764,6 +851,7 @@ public:
     if (::mkdtemp(tmpl.data()) == nullptr)
       throw FatalError{"cannot create the MPS directory '" + tmpl + "': " + std::strerror(errno)};
     dir_ = tmpl;
+    cleaner_.watch(dir_);
     ::chmod(dir_.c_str(), S_IRWXU);
     const std::string pipe = dir_ + "/pipe", log = dir_ + "/log";
     ::mkdir(pipe.c_str(), S_IRWXU);
@@ -820,14 +908,10 @@ public:
       }
       end_group();
     }
-    if (!dir_.empty())
-      ::nftw(
-          dir_.c_str(),
-          [](const char *path, const struct stat *, int, struct FTW *) {
-            ::remove(path);
-            return 0;
-          },
-          16, FTW_DEPTH | FTW_PHYS);
+    if (!dir_.empty()) {
+      remove_tree(dir_);
+      cleaner_.forget(dir_);
+    }
     dir_.clear();
   }
 
@@ -893,6 +977,7 @@ private:
     daemon_ = -1;
   }
 
+  Cleaner &cleaner_;
   std::string control_;
   std::string dir_;
   pid_t daemon_ = -1;
@@ -905,11 +990,11 @@ private:
 // thread of ours (CallbackThread) calls, and abort's, which the main thread calls.
 
 struct PmixEvent {
-  enum Kind { connected, finalized, aborted } kind = connected;
+  enum Kind { connected, finalized, aborted, refused } kind = connected;
   int process = -1;
   bool lost = false; // finalized: the connection was lost, PMIx_Finalize was not called
   int status = 0;
-  std::string message;
+  std::string message;               // aborted: the caller's; refused: why
   pmix_op_cbfunc_t cbfunc = nullptr; // aborted: to release the caller once the job is ending
   void *cbdata = nullptr;
 };
@@ -1018,9 +1103,247 @@ bool process_alive(int p) {
   return info.si_pid == 0;
 }
 
+// ----------------------------------------------------------------------------------------------
+// Who connects. libpmix 4.2 has no Unix-domain socket any more (its "usock" transport is gone):
+// the server listens on a loopback TCP port that every local user can reach, and its "native"
+// security believes the user id a TCP client states in its handshake. Two checks keep intruders
+// out:
+//  1. The namespace carries a 128-bit secret (job_namespace). A client must name it in its
+//     handshake; only the job's processes have it, in their environment (readable by the job's
+//     user and root only). libpmix refuses an unknown namespace before any job data is sent (and
+//     says nothing: such refusals are silent).
+//  2. on_client_connected (libpmix's upcall, once the handshake is validated and before the
+//     client's requests are served) asks the kernel who is on the other end: one of the
+//     server's loopback connections not yet attributed to a process must end at a socket
+//     (found through sock_diag) held by the process ampirun started as that rank, or by one of
+//     its descendants (a debugger or a shell in between). Anything else is refused, and the
+//     first refusal is reported. A client that lies about its user id (which libpmix believes
+//     over TCP) is caught here.
+
+// The client's end of a loopback connection to the server: its inode and owner, as the kernel
+// tells (sock_diag, an exact lookup by address and ports: microseconds, where reading
+// /proc/net/tcp took about 20 ms on a host with 400 TCP sockets). nullopt if the kernel cannot be
+// asked; inode 0 if there is no such socket.
+struct PeerSocket {
+  unsigned long inode = 0, uid = 0;
+};
+std::optional<PeerSocket> client_end(const sockaddr_in &client, const sockaddr_in &server) {
+  Fd nl(::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
+  if (!nl) return std::nullopt;
+  struct {
+    nlmsghdr header;
+    inet_diag_req_v2 request;
+  } query{};
+  query.header.nlmsg_len = sizeof query;
+  query.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  query.header.nlmsg_flags = NLM_F_REQUEST;
+  query.request.sdiag_family = AF_INET;
+  query.request.sdiag_protocol = IPPROTO_TCP;
+  query.request.idiag_states = ~0U;
+  query.request.id.idiag_sport = client.sin_port; // the client's end: its address is the source
+  query.request.id.idiag_dport = server.sin_port;
+  query.request.id.idiag_src[0] = client.sin_addr.s_addr;
+  query.request.id.idiag_dst[0] = server.sin_addr.s_addr;
+  query.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+  query.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (::sendto(nl.get(), &query, sizeof query, 0, reinterpret_cast<sockaddr *>(&kernel),
+               sizeof kernel) != static_cast<ssize_t>(sizeof query))
+    return std::nullopt;
+  alignas(nlmsghdr) char reply[8192];
+  const ssize_t n = ::recv(nl.get(), reply, sizeof reply, 0);
+  if (n < 0) return std::nullopt;
+  const auto *h = reinterpret_cast<const nlmsghdr *>(reply);
+  if (!NLMSG_OK(h, static_cast<unsigned>(n))) return std::nullopt;
+  if (h->nlmsg_type == NLMSG_ERROR) {
+    const auto *err = static_cast<const nlmsgerr *>(NLMSG_DATA(h));
+    // ENOENT: no such socket. Anything else: the kernel cannot be asked (no sock_diag).
+    return err->error == -ENOENT ? std::optional<PeerSocket>(PeerSocket{}) : std::nullopt;
+  }
+  if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY) return std::nullopt;
+  const auto *m = static_cast<const inet_diag_msg *>(NLMSG_DATA(h));
+  return PeerSocket{m->idiag_inode, m->idiag_uid};
+}
+
+// The socket inodes open in process `pid`.
+std::set<unsigned long> socket_inodes(pid_t pid) {
+  std::set<unsigned long> out;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+  DIR *d = ::opendir(dir.c_str());
+  if (d == nullptr) return out;
+  char target[64];
+  while (const dirent *e = ::readdir(d)) {
+    const ssize_t n = ::readlinkat(::dirfd(d), e->d_name, target, sizeof target - 1);
+    if (n <= 8) continue;
+    target[n] = '\0';
+    unsigned long inode = 0;
+    if (std::sscanf(target, "socket:[%lu]", &inode) == 1) out.insert(inode);
+  }
+  ::closedir(d);
+  return out;
+}
+
+// The parent of process `pid`, or 0.
+pid_t parent_of(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  std::FILE *f = std::fopen(path.c_str(), "re");
+  if (f == nullptr) return 0;
+  char buf[1024];
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char *close = std::strrchr(buf, ')'); // the name may hold spaces and parentheses
+  int ppid = 0;
+  if (close == nullptr || std::sscanf(close + 1, " %*c %d", &ppid) != 1) return 0;
+  return ppid;
+}
+
+// The descendants of process `root` (one pass over /proc).
+std::vector<pid_t> descendants(pid_t root) {
+  std::vector<std::pair<pid_t, pid_t>> parents; // (pid, parent) of every process we can see
+  if (DIR *proc = ::opendir("/proc")) {
+    while (const dirent *e = ::readdir(proc)) {
+      pid_t pid = 0;
+      const char *name = e->d_name;
+      auto [end, ec] = std::from_chars(name, name + std::strlen(name), pid);
+      if (ec == std::errc() && *end == '\0' && pid > 1) parents.emplace_back(pid, parent_of(pid));
+    }
+    ::closedir(proc);
+  }
+  std::vector<pid_t> out{root};
+  for (std::size_t i = 0; i < out.size(); ++i) // breadth first: children of out[i]
+    for (const auto &[pid, parent] : parents)
+      if (parent == out[i]) out.push_back(pid);
+  out.erase(out.begin());
+  return out;
+}
+
+// The checks of step 2 above. Used on libpmix's progress thread only, which makes the upcalls
+// one at a time.
+class PeerCheck {
+public:
+  // The server's port, from the URI libpmix puts in the clients' environment.
+  void learn_port(const std::vector<std::string> &env) {
+    for (const std::string &e : env) {
+      if (e.rfind("PMIX_SERVER_URI", 0) != 0) continue;
+      const std::size_t at = e.find("tcp4://127.0.0.1:");
+      if (at == std::string::npos) continue;
+      const char *first = e.c_str() + at + 17;
+      unsigned port = 0;
+      if (std::from_chars(first, e.c_str() + e.size(), port).ec == std::errc()) port_ = port;
+    }
+  }
+
+  // Empty if the connection being handshaken comes from process `p` (pid `pid`), else why not.
+  // Where the kernel cannot be asked (no sock_diag, as in some containers), the namespace's
+  // secret is the only check, and ampirun says so once.
+  std::string verify(int p, pid_t pid) {
+    if (p < 0) return "it is not a process of this job";
+    if (pid <= 0) return "process " + std::to_string(p) + " has not been started";
+    // Our ends of client connections not attributed to a process yet (our descriptors that are
+    // TCP sockets on the server's port), with the inode and owner of the client's end. The
+    // upcall does not say which of them it is about (nor can the unread bytes tell: a client may
+    // have sent its first request already), so the connection of process p waiting for its turn
+    // could stand for another that claims to be p; that other one had to know the namespace's
+    // secret, though.
+    struct Candidate {
+      unsigned long ours, theirs, uid;
+      int fd; // our end
+    };
+    std::vector<Candidate> candidates;
+    bool asked = port_ != 0;
+    DIR *d = asked ? ::opendir("/proc/self/fd") : nullptr;
+    if (d) {
+      while (const dirent *e = ::readdir(d)) {
+        int fd = -1;
+        const char *name = e->d_name;
+        auto [end, ec] = std::from_chars(name, name + std::strlen(name), fd);
+        if (ec != std::errc() || *end != '\0' || fd == ::dirfd(d)) continue;
+        sockaddr_in local{}, remote{};
+        socklen_t ll = sizeof local, rl = sizeof remote;
+        struct stat st {};
+        if (::getsockname(fd, reinterpret_cast<sockaddr *>(&local), &ll) != 0 ||
+            local.sin_family != AF_INET || ntohs(local.sin_port) != port_ ||
+            ::getpeername(fd, reinterpret_cast<sockaddr *>(&remote), &rl) != 0 ||
+            ::fstat(fd, &st) != 0 || attributed_.count(st.st_ino))
+          continue;
+        const std::optional<PeerSocket> peer = client_end(remote, local);
+        if (!peer) {
+          asked = false;
+          break;
+        }
+        if (peer->inode != 0) candidates.push_back({st.st_ino, peer->inode, peer->uid, fd});
+      }
+      ::closedir(d);
+    }
+    if (!asked) {
+      if (!unchecked_reported_) {
+        unchecked_reported_ = true;
+        std::fprintf(stderr,
+                     "ampirun: warning: cannot tell who connects to the PMIx server (%s); only "
+                     "the job's namespace keeps others out\n",
+                     port_ == 0 ? "its port is unknown" : "the kernel's sock_diag is unavailable");
+      }
+      return {};
+    }
+    // The process itself first (one directory to read); its descendants only if need be (a
+    // pass over /proc: a debugger or a shell between ampirun and the client).
+    auto held_by = [&](pid_t holder) {
+      const std::set<unsigned long> held = socket_inodes(holder);
+      for (const Candidate &c : candidates)
+        if (held.count(c.theirs)) {
+          attributed_.insert(c.ours);
+          return true;
+        }
+      return false;
+    };
+    if (candidates.empty()) return "no connection is waiting";
+    if (held_by(pid)) return {};
+    for (pid_t d : descendants(pid))
+      if (held_by(d)) return {};
+    // Refused. libpmix 4.2 does not always close the connection then (the client was seen
+    // waiting in PMIx_Init under load): end those of other users ourselves, whatever it does.
+    std::string others;
+    for (const Candidate &c : candidates)
+      if (c.uid != ::geteuid()) {
+        ::shutdown(c.fd, SHUT_RDWR);
+        others = "user id " + std::to_string(c.uid);
+      }
+    if (others.empty()) others = "user id " + std::to_string(candidates.front().uid);
+    return "no connection of process " + std::to_string(p) + " (pid " + std::to_string(pid) +
+           ") or of its descendants is waiting; the connecting socket belongs to " + others;
+  }
+
+  // A connection ended: its socket's inode number may be used again.
+  void forget_closed() {
+    const std::set<unsigned long> mine = socket_inodes(getpid());
+    std::erase_if(attributed_, [&](unsigned long inode) { return !mine.count(inode); });
+  }
+
+private:
+  unsigned port_ = 0;
+  std::set<unsigned long> attributed_; // our ends of connections from the job's processes
+  bool unchecked_reported_ = false;
+};
+
+PeerCheck *g_peers = nullptr;
+
 pmix_status_t on_client_connected(const pmix_proc_t *proc, void *, pmix_op_cbfunc_t cbfunc,
                                   void *cbdata) {
-  g_events->push({PmixEvent::connected, process_of(proc), false, 0, {}, nullptr, nullptr});
+  const int p = process_of(proc);
+  g_peers->forget_closed();
+  const std::string why =
+      g_peers->verify(p, p < 0 ? 0 : g_pids[static_cast<std::size_t>(p)].load());
+  if (!why.empty()) {
+    PmixEvent refused{PmixEvent::refused, p, false, 0, why, nullptr, nullptr};
+    g_events->push(std::move(refused));
+    // libpmix closes the connection when the upcall fails, before serving any request; an
+    // error return means cbfunc is not called. PMIX_ERR_SILENT: libpmix logs nothing of its own
+    // (the main thread reports the first refusal).
+    return PMIX_ERR_SILENT;
+  }
+  g_events->push({PmixEvent::connected, p, false, 0, {}, nullptr, nullptr});
   if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata); // as libpmix's example server does
   return PMIX_SUCCESS;
 }
@@ -1170,13 +1493,35 @@ std::string host_name() {
   return name;
 }
 
+// The job's namespace: "ampirun.<pid>.<128-bit secret>". A client must name it to connect, so
+// the secret keeps out whoever cannot read the environment of the job's processes (see "Who
+// connects" above).
+std::string job_namespace() {
+  std::array<unsigned char, 16> secret{};
+  std::size_t got = 0;
+  while (got < secret.size()) {
+    const ssize_t n = ::getrandom(secret.data() + got, secret.size() - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail_errno("getrandom");
+    got += static_cast<std::size_t>(n);
+  }
+  std::string name = "ampirun." + std::to_string(::getpid()) + ".";
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : secret) {
+    name += kHex[c >> 4];
+    name += kHex[c & 15];
+  }
+  return name;
+}
+
 // ampirun's embedded PMIx server and the job's namespace in it.
 class PmixServer {
 public:
   PmixServer(const std::string &dir, EventQueue &events, int processes) {
     g_events = &events;
     g_callbacks = &callbacks_;
-    g_nspace = "ampirun." + std::to_string(::getpid());
+    g_nspace = job_namespace();
+    g_peers = &peers_;
     g_processes = processes;
     g_pids = std::make_unique<std::atomic<pid_t>[]>(static_cast<std::size_t>(processes));
     module_.client_connected = on_client_connected;
@@ -1185,12 +1530,15 @@ public:
     module_.fence_nb = on_fence;
     module_.direct_modex = on_direct_modex;
 
-    InfoArray info(5);
+    InfoArray info(7);
     info.add_string(PMIX_SERVER_TMPDIR, dir);
     info.add_string(PMIX_SYSTEM_TMPDIR, dir);
     info.add_bool(PMIX_SERVER_TOOL_SUPPORT, false);
     info.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, false);
     info.add_bool(PMIX_SERVER_SESSION_SUPPORT, false);
+    // Loopback only (the default, stated), IPv4 only: the one table PeerCheck reads.
+    info.add_bool(PMIX_SERVER_REMOTE_CONNECTIONS, false);
+    info.add_bool(PMIX_TCP_DISABLE_IPV6, true);
     if (pmix_status_t rc = PMIx_server_init(&module_, info.data(), info.size()); rc != PMIX_SUCCESS)
       throw FatalError{"cannot start the PMIx server: " + pmix_error(rc)};
     initialized_ = true;
@@ -1284,6 +1632,7 @@ public:
     if (rc != PMIX_SUCCESS)
       throw FatalError{"cannot set up the PMIx environment of process " + std::to_string(p) + ": " +
                        pmix_error(rc)};
+    peers_.learn_port(out);
     return out;
   }
 
@@ -1307,6 +1656,7 @@ public:
 
 private:
   CallbackThread callbacks_; // started before libpmix's thread, stopped before its finalize
+  PeerCheck peers_;          // used by libpmix's thread once the server runs
   pmix_server_module_t module_{};
   bool initialized_ = false;
   bool nspace_registered_ = false;
@@ -1448,6 +1798,7 @@ void cloexec_all_but(const std::vector<int> &keep) {
 struct SpawnContext {
   const SignalSetup &signals;
   const std::vector<int> &inherited_fds;
+  mode_t umask; // the user's: ampirun's own is 077
 };
 
 // Forks a child that waits for the go byte, then execs the program. Never returns in the child.
@@ -1500,6 +1851,7 @@ Child spawn(int index, ExecImage &image, const SpawnContext &ctx,
     cloexec_all_but(ctx.inherited_fds); // libpmix's sockets, the other children's pipes
     ::sigaction(SIGPIPE, &ctx.signals.original_sigpipe, nullptr);
     ::sigprocmask(SIG_SETMASK, &ctx.signals.original_mask, nullptr);
+    ::umask(ctx.umask);
     ::execve(image.path.c_str(), argv.data(), envp.data());
     if (errno == ENOEXEC) ::execve(sh_argv[0], sh_argv.data(), envp.data());
     const int err = errno;
@@ -1648,6 +2000,9 @@ public:
     return status_.value_or(0);
   }
 
+  // Whether a connection was refused (on_client_connected).
+  bool refused_any() const { return refusal_reported_; }
+
   // Whether every process that called PMIx_Init also called PMIx_Finalize.
   bool clients_finalized() const {
     for (const Child &c : children_)
@@ -1701,6 +2056,16 @@ private:
         break;
       case PmixEvent::finalized:
         if (c && !e.lost) c->finalized = true;
+        break;
+      case PmixEvent::refused:
+        // Once: whoever tries may try many times; the job goes on.
+        if (!refusal_reported_) {
+          refusal_reported_ = true;
+          std::fprintf(stderr,
+                       "ampirun: refused a connection to the job's PMIx server that claimed to "
+                       "be process %d: %s (further refusals are not reported)\n",
+                       e.process, e.message.c_str());
+        }
         break;
       case PmixEvent::aborted: {
         if (!status_) { // the first failure only: with MPI_Abort, often every rank aborts
@@ -1802,6 +2167,7 @@ private:
   std::optional<std::int64_t> job_deadline_;
   int timeout_s_ = 0;
   bool terminating_ = false;
+  bool refusal_reported_ = false;
 };
 
 // "rank 3", "ranks 0-2", "ranks 0,2,4" (ranges as in the PU lists).
@@ -1873,7 +2239,13 @@ int run(int argc, char **argv) {
   Options options = parse_command_line(argc, argv);
   const std::string path = resolve_program(options.argv.front());
   scrub_environment();
-  MpsDaemon mps(options.mps, options.processes); // before plan_job: it may export variables
+  // What ampirun and libpmix create (libpmix makes its directories 0750) is its user's only; the
+  // job's processes get the user's umask back.
+  const mode_t user_umask = ::umask(077);
+  // First: forked while ampirun is one thread, and destroyed last, once the rest is removed.
+  Cleaner cleaner;
+  MpsDaemon mps(options.mps, options.processes,
+                cleaner); // before plan_job: it may export variables
   std::vector<ProcessPlan> plans = plan_job(options);
   check_settings(plans.front().environment);
   keep_launcher_off_gpus();
@@ -1885,7 +2257,7 @@ int run(int argc, char **argv) {
   // Before libpmix starts its thread, so that the thread inherits the blocked signals.
   const SignalSetup signals = setup_signals();
   EventQueue events;
-  PrivateDir dir;
+  PrivateDir dir(cleaner);
   PmixServer server(dir.path(), events, options.processes);
   server.register_job();
 
@@ -1898,7 +2270,7 @@ int run(int argc, char **argv) {
     for (std::size_t p = 0; p < plans.size(); ++p)
       outputs.push_back({make_pipe(), make_pipe()});
 
-  const SpawnContext ctx{signals, inherited_fds};
+  const SpawnContext ctx{signals, inherited_fds, user_umask};
   std::vector<Child> children;
   for (std::size_t p = 0; p < plans.size(); ++p) {
     children.push_back(spawn(static_cast<int>(p), images[p], ctx, children,
@@ -1940,12 +2312,14 @@ int run(int argc, char **argv) {
     } else {
       status = job.wait();
     }
-    clean = job.clients_finalized();
+    clean = job.clients_finalized() && !job.refused_any();
   }
   if (!clean) {
-    // A client went away without PMIx_Finalize. libpmix 4.2 may have damaged its own state
-    // handling that (seen when a client dies while the others enter a fence: a crash or a hang
-    // in the shutdown), so leave without shutting the server down; every child is reaped.
+    // A client went away without PMIx_Finalize, or a connection was refused. libpmix 4.2 may
+    // have damaged its own state handling that (seen when a client dies while the others enter
+    // a fence: a crash or a hang in the shutdown; a refused connection releases the claimed
+    // rank's record once too often, and the shutdown hangs), so leave without shutting the
+    // server down; every child is reaped.
     dir.remove();
     mps.stop();
     std::fflush(nullptr);

@@ -56,12 +56,17 @@ std::optional<PmixClient> PmixClient::connect() {
   } catch (const std::runtime_error &) {
     c.local_rank_ = 0;
   }
+  try {
+    c.local_size_ = static_cast<int>(get_u32(wildcard, PMIX_LOCAL_SIZE));
+  } catch (const std::runtime_error &) {
+    c.local_size_ = c.size_;
+  }
   return c;
 }
 
 PmixClient::PmixClient(PmixClient &&o) noexcept
     : active_(o.active_), nspace_(std::move(o.nspace_)), rank_(o.rank_), size_(o.size_),
-      local_rank_(o.local_rank_) {
+      local_rank_(o.local_rank_), local_size_(o.local_size_) {
   o.active_ = false;
 }
 

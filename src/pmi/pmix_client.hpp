@@ -24,6 +24,9 @@ public:
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
   int local_rank() const noexcept { return local_rank_; }
+  // Processes of the job on this host (PMIX_LOCAL_SIZE; the job's size if the server does not
+  // say).
+  int local_size() const noexcept { return local_size_; }
 
   // Publishes `value` under `key` for the other processes (visible after commit() + fence()).
   void put(const std::string &key, const std::vector<std::byte> &value);
@@ -42,6 +45,7 @@ private:
   int rank_ = 0;
   int size_ = 1;
   int local_rank_ = 0;
+  int local_size_ = 1;
 };
 
 } // namespace ampi::pmi

@@ -25,6 +25,21 @@ constexpr const char *kAddressKey = "ampi.ucx.worker";
   throw std::runtime_error(std::string("UCX: ") + what + ": " + ucs_status_string(st));
 }
 
+// What UCX may create on the host for us must be the job's user's only (issue 19). UCX's POSIX
+// segments are 0600 (and unlinked at once: UCX_POSIX_USE_PROC_LINK=y), but its System V ones
+// are 0660 (UCT_MM_SYSV_PERM, no setting in UCX 1.13 nor 1.16) and its TCP transport listens on
+// every interface, loopback included, and takes any connection. So, unless the user chose the
+// transports (UCX_TLS), sysv is left out (posix is the same shared-memory transport), and so is
+// tcp when every process of the job is on this host (shared memory reaches them all). A job over
+// several hosts without another network needs tcp: its listeners stay open to the host's users
+// (UCX has no setting that restricts them).
+void keep_transports_private(ucp_config_t *config, bool one_host) {
+  if (const char *tls = std::getenv("UCX_TLS"); tls && *tls) return;
+  const char *tls = one_host ? "^sysv,tcp" : "^sysv";
+  if (ucs_status_t st = ucp_config_modify(config, "TLS", tls); st != UCS_OK)
+    fail("ucp_config_modify(TLS)", st);
+}
+
 // A send whose buffer we own (eager messages, envelopes): freed when UCX is done with it.
 struct OwnedSend {
   std::unique_ptr<std::byte[]> buffer;
@@ -86,6 +101,7 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, net::Handler &h
   ucp_config_t *config = nullptr;
   if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
     fail("ucp_config_read", st);
+  keep_transports_private(config, pmix.local_size() == pmix.size());
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   // RMA and AMO: one-sided communication (src/ucx/rma.cpp).
