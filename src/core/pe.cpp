@@ -178,8 +178,7 @@ struct Pe::Helper {
   ult::Task task;
   std::function<void()> job; // empty while in the pool
   Rank *rank = nullptr;      // the rank the job runs for
-  Helper(Pe &pe, ult::StackPool &stacks)
-      : task(stacks, [this, &pe] { pe.helper_loop(*this); }) {}
+  Helper(Pe &pe, ult::StackPool &stacks) : task(stacks, [this, &pe] { pe.helper_loop(*this); }) {}
   Helper(const Helper &) = delete;
   Helper &operator=(const Helper &) = delete;
 #if defined(__SANITIZE_ADDRESS__)
