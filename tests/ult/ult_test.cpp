@@ -237,6 +237,10 @@ TEST(UltStack, PageModeCostsTwoMappingsPerStack) {
 // Check mode: 2,000 stacks of one pool cost a handful of mappings, not 4,000; each is usable down
 // to its gap, and released slots are reused.
 TEST(UltStack, CheckModeStacksShareMappings) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer maps shadow memory for what the stacks' first bytes touch: it counts too.
+  GTEST_SKIP() << "mapping counts include AddressSanitizer's shadow memory";
+#endif
   ampi::ult::StackPool pool(kStack, ampi::ult::GuardMode::Check);
   const std::size_t before = mappings();
   std::vector<ampi::ult::Stack> stacks;
@@ -279,7 +283,7 @@ TEST(UltStack, CheckModeFindsAnOverflowWhenTheTaskEnds) {
         Scheduler s;
         s.set_overflow_report([](Task &) {
           std::fputs("overflow reported\n", stderr);
-          std::exit(3);
+          std::_Exit(3); // at once: the dropped task keeps its objects, no leak check
         });
         Task t(pool, [] { dig(kStack + 16 * 1024, nullptr); });
         s.spawn(t);
@@ -297,7 +301,7 @@ TEST(UltStack, CheckModeFindsAnOverflowAtASwitch) {
         g_overflow_scheduler = &s;
         s.set_overflow_report([](Task &) {
           std::fputs(g_overflow_scheduler->current() ? "at a switch\n" : "?\n", stderr);
-          std::exit(3);
+          std::_Exit(3); // at once: the dropped task keeps its objects, no leak check
         });
         Task t(pool, [&] { dig(kStack + 16 * 1024, &s); });
         Task other(pool, [] {});
