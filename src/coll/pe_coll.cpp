@@ -98,6 +98,8 @@ public:
   bool leader() const { return li_ == 0; }
   int size() const { return n_; }
   const Instance::Slot &slot(int k) const { return inst_->slots[static_cast<std::size_t>(k)]; }
+  // Local rank k's input: its send buffer, or its output buffer (MPI_IN_PLACE).
+  const void *input(int k) const { return slot(k).in ? slot(k).in : slot(k).out; }
 
 private:
   Pe &pe_;
@@ -180,10 +182,9 @@ bool reduce(const comm::Comm &c, int tag, const void *send, void *recv, std::siz
   const int n = m.size();
   // x0 op (x1 op (... op x[n-1])) in rank order, so non-commutative operations hold too.
   auto acc = std::make_unique_for_overwrite<std::byte[]>(bytes);
-  auto input = [&](int k) { return m.slot(k).in ? m.slot(k).in : m.slot(k).out; };
-  copy(acc.get(), input(n - 1), bytes);
+  copy(acc.get(), m.input(n - 1), bytes);
   for (int k = n - 2; k >= 0; --k)
-    op(input(k), acc.get(), count);
+    op(m.input(k), acc.get(), count);
   const int root_pe = l->pe_index_of(c, root);
   if (l->leaders.size() > 1)
     coll::reduce(l->leaders, leader_tag(tag), nullptr, acc.get(), count, op, root_pe);
@@ -205,7 +206,7 @@ bool allreduce(const comm::Comm &c, int tag, const void *send, void *recv, std::
   void *acc = m.slot(n - 1).out;
   if (m.slot(n - 1).in) copy(acc, m.slot(n - 1).in, bytes);
   for (int k = n - 2; k >= 0; --k)
-    op(m.slot(k).in ? m.slot(k).in : m.slot(k).out, acc, count);
+    op(m.input(k), acc, count);
   if (l->leaders.size() > 1) coll::allreduce(l->leaders, leader_tag(tag), nullptr, acc, count, op);
   for (int k = 0; k < n - 1; ++k)
     copy(m.slot(k).out, acc, bytes);

@@ -53,5 +53,9 @@ Request *match_arrival(Pe &pe, const net::Envelope &env, Rank *&dst);
 // No receive matched: a pooled message for `env`, to fill in and hand to queue_arrival.
 Message &new_arrival(Pe &pe, const net::Envelope &env);
 void queue_arrival(Pe &pe, Rank &dst, Message &m);
+// A same-host note (CUDA IPC, CMA) that matched no receive: queued whole, inline in a pooled
+// message tagged `data_tag` (Message::kIpc or kCma); the receive that matches it acts on it then.
+void queue_note(Pe &pe, Rank &dst, const net::Envelope &env, std::uint64_t data_tag,
+                const void *note, std::size_t bytes);
 
 } // namespace ampi::p2p

@@ -107,12 +107,8 @@ void NetHandler::on_ipc_note(const net::IpcNote &note) {
     return;
   }
   // Kept whole in the message: the receive that matches it later copies the data then.
-  Message &m = new_arrival(pe_, note.env);
   static_assert(sizeof(net::IpcNote) <= Message::kInlineBytes);
-  m.data_tag = Message::kIpc;
-  m.data = m.inline_data;
-  std::memcpy(m.data, &note, sizeof note);
-  queue_arrival(pe_, *dst, m);
+  queue_note(pe_, *dst, note.env, Message::kIpc, &note, sizeof note);
 }
 
 void NetHandler::on_ipc_done(const net::IpcDone &d) {

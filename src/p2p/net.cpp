@@ -82,6 +82,15 @@ void queue_arrival(Pe &pe, Rank &dst, Message &m) {
   if (dst.p2p.probing) pe.wake(dst);
 }
 
+void queue_note(Pe &pe, Rank &dst, const net::Envelope &env, std::uint64_t data_tag,
+                const void *note, std::size_t bytes) {
+  Message &m = new_arrival(pe, env);
+  m.data_tag = data_tag;
+  m.data = m.inline_data;
+  std::memcpy(m.data, note, bytes);
+  queue_arrival(pe, dst, m);
+}
+
 void NetHandler::on_eager(const net::Eager &e, const std::byte *data) {
   const net::Envelope &env = e.env;
   Rank *dst;

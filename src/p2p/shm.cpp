@@ -105,12 +105,8 @@ void NetHandler::on_cma_note(const net::CmaNote &note) {
     return;
   }
   // Kept whole in the message: the receive that matches it later reads the data then.
-  Message &m = new_arrival(pe_, note.env);
   static_assert(sizeof(net::CmaNote) <= Message::kInlineBytes);
-  m.data_tag = Message::kCma;
-  m.data = m.inline_data;
-  std::memcpy(m.data, &note, sizeof note);
-  queue_arrival(pe_, *dst, m);
+  queue_note(pe_, *dst, note.env, Message::kCma, &note, sizeof note);
 }
 
 } // namespace ampi::p2p
