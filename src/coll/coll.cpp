@@ -218,13 +218,11 @@ void Reducer::operator()(const void *in, void *inout, std::size_t count) const {
   alignas(16) std::byte a[kChunk * 32], b[kChunk * 32];
   for (std::size_t done = 0; done < n;) {
     const std::size_t k = std::min(kChunk, n - done);
-    for (std::size_t j = 0; j < k; ++j) {
-      std::memcpy(a + j * stride, at(in, (done + j) * bsize), bsize);
-      std::memcpy(b + j * stride, at(inout, (done + j) * bsize), bsize);
-    }
+    const datatype::Type &bt = *datatype::predefined(basic);
+    datatype::unpack(bt, at(in, done * bsize), k * bsize, 0, a, k);
+    datatype::unpack(bt, at(inout, done * bsize), k * bsize, 0, b, k);
     fn(a, b, k);
-    for (std::size_t j = 0; j < k; ++j)
-      std::memcpy(at(inout, (done + j) * bsize), b + j * stride, bsize);
+    datatype::pack(bt, b, k, 0, at(inout, done * bsize), k * bsize);
     done += k;
   }
 }

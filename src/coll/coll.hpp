@@ -36,6 +36,9 @@ struct Reducer {
   // basic_per_elem for both.
   std::size_t basic_size = 0;
   std::size_t basic_stride = 0;
+  // The predefined type of the basic elements when the two differ: widening goes through its
+  // layout, since MPI_SHORT_INT's padding sits between value and index, not at the end.
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
   // User-defined operation (MPI_Op_create): called on the user's datatype and memory layout.
   MPI_User_function *user = nullptr;
   MPI_Datatype handle = MPI_DATATYPE_NULL;

@@ -16,6 +16,11 @@ Keyval *KeyvalTable::find(int h, ObjectKind kind) noexcept {
   return k && !k->freed && k->kind == kind ? k : nullptr;
 }
 
+Keyval *KeyvalTable::find_attached(int h, ObjectKind kind, const AttrStore &store) noexcept {
+  Keyval *k = find_any(h);
+  return k && k->kind == kind && (!k->freed || store.contains(h)) ? k : nullptr;
+}
+
 void KeyvalTable::retain(int h) noexcept {
   if (Keyval *k = find_any(h)) ++k->refs;
 }
@@ -31,6 +36,11 @@ void **AttrStore::find(int keyval) noexcept {
   for (auto &e : entries_)
     if (e.first == keyval) return &e.second;
   return nullptr;
+}
+
+bool AttrStore::contains(int keyval) const noexcept {
+  return std::any_of(entries_.begin(), entries_.end(),
+                     [&](const auto &e) { return e.first == keyval; });
 }
 
 void AttrStore::put(int keyval, void *value) {

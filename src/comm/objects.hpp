@@ -42,6 +42,10 @@ public:
   Keyval *find(int h, ObjectKind kind) noexcept;
   // Any keyval `h` still referenced (a freed one that values still use included), or nullptr.
   Keyval *find_any(int h) noexcept { return table_.get(h); }
+  // The keyval `h` of `kind` as MPI_*_get_attr and MPI_*_delete_attr may name it: live, or freed
+  // by the user while `store` still holds a value for it (Open MPI and MPICH accept the freed
+  // handle there: the value keeps the keyval alive), else nullptr.
+  Keyval *find_attached(int h, ObjectKind kind, const class AttrStore &store) noexcept;
   void retain(int h) noexcept;
   void release(int h) noexcept; // drops one reference; the slot is reused at zero
 
@@ -53,6 +57,7 @@ private:
 class AttrStore {
 public:
   void **find(int keyval) noexcept;
+  bool contains(int keyval) const noexcept;
   bool empty() const noexcept { return entries_.empty(); }
   const std::vector<std::pair<int, void *>> &entries() const noexcept { return entries_; }
   void put(int keyval, void *value); // new or replaced (the caller ran the delete callback)

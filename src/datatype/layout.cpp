@@ -50,14 +50,21 @@ struct Builder {
   std::size_t align = 1;
   bool explicit_bounds = false;
 
+  bool overflow = false; // past kMaxBlocks: no more blocks are kept (see Layout::overflow)
+
   void push(std::ptrdiff_t disp, std::size_t len) {
-    if (!len) return;
+    if (!len || overflow) return;
     if (!blocks.empty()) {
       Block &last = blocks.back();
       if (last.disp + static_cast<std::ptrdiff_t>(last.len) == disp) {
         last.len += len;
         return;
       }
+    }
+    if (blocks.size() == kMaxBlocks) {
+      overflow = true;
+      blocks = {};
+      return;
     }
     blocks.push_back({disp, len});
   }
@@ -82,8 +89,15 @@ struct Builder {
     else if (basic != t.basic)
       basic = MPI_DATATYPE_NULL;
     const std::vector<Block> &ob = old.layout->blocks;
+    overflow = overflow || old.layout->overflow;
+    if (overflow) return;
     if (ob.size() == 1 && static_cast<std::ptrdiff_t>(ob[0].len) == t.extent) {
       push(disp + ob[0].disp, n * ob[0].len); // dense: the copies touch
+      return;
+    }
+    if (blocks.size() + n * ob.size() > kMaxBlocks) { // no half-built lists of a billion blocks
+      overflow = true;
+      blocks = {};
       return;
     }
     blocks.reserve(blocks.size() + n * ob.size());
@@ -113,6 +127,7 @@ struct Builder {
     if (t.basic != MPI_DATATYPE_NULL) t.basic_count = size / predefined(t.basic)->size;
     t.committed = false;
     auto layout = std::make_shared<Layout>();
+    layout->overflow = overflow;
     layout->blocks = std::move(blocks);
     layout->blocks.shrink_to_fit();
     layout->prefix.resize(layout->blocks.size() + 1);
@@ -122,8 +137,9 @@ struct Builder {
       acc += layout->blocks[i].len;
     }
     layout->prefix.back() = acc;
-    t.contiguous = size == 0 || (layout->blocks.size() == 1 && layout->blocks[0].len == size &&
-                                 t.extent == static_cast<std::ptrdiff_t>(size));
+    t.contiguous =
+        size == 0 || (!overflow && layout->blocks.size() == 1 && layout->blocks[0].len == size &&
+                      t.extent == static_cast<std::ptrdiff_t>(size));
     t.layout = t.contiguous ? nullptr : layout;
     d->layout = std::move(layout);
     d->combiner = combiner;

@@ -25,9 +25,16 @@ struct Block {
   std::size_t len;     // bytes, > 0
 };
 
+// The most blocks one element's Layout is flattened into (24 bytes each with its prefix sum: about
+// 200 MB). A type past it (MPI_Type_vector(INT_MAX / 2, 1, 3, ...) has 10^9 blocks) is still
+// made, with its size, bounds and contents, so that queries work as the standard says, but its
+// data cannot be moved: communication and packing with it fail with MPI_ERR_TYPE (`overflow`).
+inline constexpr std::size_t kMaxBlocks = std::size_t{1} << 23;
+
 struct Layout {
   std::vector<Block> blocks;       // one element's data in type-map order; adjacent runs merged
   std::vector<std::size_t> prefix; // prefix[i]: packed bytes before blocks[i]; back() == size
+  bool overflow = false;           // more than kMaxBlocks blocks: `blocks` is empty
 };
 
 struct Derived {

@@ -114,7 +114,7 @@ int get_attr(MPI_Comm comm, int keyval, void *value, int *flag, const char *fn) 
     *flag = 1;
     return MPI_SUCCESS;
   }
-  if (!self->comm.objects.keyvals.find(keyval, comm::ObjectKind::Comm))
+  if (!self->comm.objects.keyvals.find_attached(keyval, comm::ObjectKind::Comm, c->attrs))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is not a communicator keyval", keyval_arg(fn),
                  keyval);
   void **v = c->attrs.find(keyval);
@@ -129,7 +129,7 @@ int delete_attr(MPI_Comm comm, int keyval, const char *fn) {
   if (is_predefined(keyval))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is predefined (read-only)", keyval_arg(fn),
                  keyval);
-  if (!self->comm.objects.keyvals.find(keyval, comm::ObjectKind::Comm))
+  if (!self->comm.objects.keyvals.find_attached(keyval, comm::ObjectKind::Comm, c->attrs))
     return raise(comm, MPI_ERR_KEYVAL, fn, "%s=%d is not a communicator keyval", keyval_arg(fn),
                  keyval);
   const int e = comm::delete_attr(self->comm.objects.keyvals, c->attrs, comm, keyval);

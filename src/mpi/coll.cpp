@@ -46,6 +46,7 @@ bool ampi::mpi::coll_detail::make_reducer(Call &call, MPI_Op op, MPI_Datatype ha
   out.basic_per_elem = t.basic_count ? t.basic_count : 1;
   out.basic_size = b->size;
   out.basic_stride = b->extent;
+  out.basic = t.basic;
   return true;
 }
 

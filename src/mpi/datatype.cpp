@@ -30,6 +30,13 @@ const datatype::Type *ampi::mpi::find_derived_type(Rank &self, MPI_Datatype t, M
                  d->name.empty() ? "" : " ", d->name.c_str());
     return nullptr;
   }
+  if (d->layout && d->layout->overflow) [[unlikely]] {
+    *err = raise(comm, MPI_ERR_TYPE, fn,
+                 "datatype%s%s has more than %zu separate blocks per element; ampi keeps its "
+                 "size and bounds but cannot move its data",
+                 d->name.empty() ? "" : " ", d->name.c_str(), datatype::kMaxBlocks);
+    return nullptr;
+  }
   return &d->type;
 }
 
@@ -528,6 +535,18 @@ comm::Keyval *type_keyval(Rank &self, int keyval, const char *fn, int *err) {
                  "type_keyval=%d is not a datatype keyval (or was freed)", keyval);
   return k;
 }
+// The same for get_attr and delete_attr: a freed keyval still attached to the type counts.
+template <class It>
+comm::Keyval *attached_type_keyval(Rank &self, int keyval, It it, const char *fn, int *err) {
+  comm::Keyval *k =
+      it == self.comm.type_attrs.end()
+          ? self.comm.objects.keyvals.find(keyval, comm::ObjectKind::Type)
+          : self.comm.objects.keyvals.find_attached(keyval, comm::ObjectKind::Type, it->second);
+  if (!k)
+    *err = raise(kWorld, MPI_ERR_KEYVAL, fn,
+                 "type_keyval=%d is not a datatype keyval (or was freed)", keyval);
+  return k;
+}
 } // namespace
 
 extern "C" int PMPI_Type_free_keyval(int *type_keyval_handle) {
@@ -562,10 +581,10 @@ extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval_handle,
   AMPI_ENTER(fn)
   AMPI_RESOLVE(t, datatype, fn, "datatype")
   if (!attribute_val || !flag) return null_arg(fn, "attribute_val or flag");
-  if (!type_keyval(*self, type_keyval_handle, fn, &err)) return err;
   void **v = nullptr;
-  if (auto it = self->comm.type_attrs.find(datatype); it != self->comm.type_attrs.end())
-    v = it->second.find(type_keyval_handle);
+  auto it = self->comm.type_attrs.find(datatype);
+  if (!attached_type_keyval(*self, type_keyval_handle, it, fn, &err)) return err;
+  if (it != self->comm.type_attrs.end()) v = it->second.find(type_keyval_handle);
   *flag = v != nullptr;
   if (v) *static_cast<void **>(attribute_val) = *v;
   return MPI_SUCCESS;
@@ -576,8 +595,8 @@ extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval_hand
   static constexpr const char *fn = "MPI_Type_delete_attr";
   AMPI_ENTER(fn)
   AMPI_RESOLVE(t, datatype, fn, "datatype")
-  if (!type_keyval(*self, type_keyval_handle, fn, &err)) return err;
   auto it = self->comm.type_attrs.find(datatype);
+  if (!attached_type_keyval(*self, type_keyval_handle, it, fn, &err)) return err;
   const int e =
       it == self->comm.type_attrs.end()
           ? MPI_ERR_KEYVAL
@@ -654,8 +673,8 @@ namespace {
 
 // The checks MPI_Pack and MPI_Unpack share; the committed type, or nullptr after raising.
 const datatype::Type *pack_args(Rank &self, const char *fn, int count, MPI_Datatype type,
-                                const void *buf, const void *packed, MPI_Aint packed_size,
-                                const void *position, MPI_Comm comm, bool has_comm, int *err) {
+                                const void *packed, MPI_Aint packed_size, const void *position,
+                                MPI_Comm comm, bool has_comm, int *err) {
   if (has_comm) {
     if (!find_comm(self, comm, fn, err)) return nullptr;
   } else {
@@ -676,8 +695,10 @@ const datatype::Type *pack_args(Rank &self, const char *fn, int count, MPI_Datat
   }
   const datatype::Type *t = find_type(self, type, comm, fn, err);
   if (!t) return nullptr;
-  if (count > 0 && t->size > 0 && (!buf || (!packed && packed_size > 0))) {
-    *err = raise(comm, MPI_ERR_BUFFER, fn, "a buffer is NULL");
+  // The typed buffer may be MPI_BOTTOM (NULL here): a type built from absolute addresses
+  // (MPI_Get_address) addresses its data from it, as in a send. The packed buffer holds bytes.
+  if (count > 0 && t->size > 0 && !packed && packed_size > 0) {
+    *err = raise(comm, MPI_ERR_BUFFER, fn, "the packed buffer is NULL");
     return nullptr;
   }
   return t;
@@ -690,7 +711,7 @@ extern "C" int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, 
   static constexpr const char *fn = "MPI_Pack";
   AMPI_ENTER(fn)
   const datatype::Type *t =
-      pack_args(*self, fn, incount, datatype, inbuf, outbuf, outsize, position, comm, true, &err);
+      pack_args(*self, fn, incount, datatype, outbuf, outsize, position, comm, true, &err);
   if (!t) return err;
   const std::size_t bytes = t->size * static_cast<std::size_t>(incount);
   if (*position < 0 || static_cast<std::size_t>(outsize) < static_cast<std::size_t>(*position) ||
@@ -711,7 +732,7 @@ extern "C" int PMPI_Unpack(const void *inbuf, int insize, int *position, void *o
   static constexpr const char *fn = "MPI_Unpack";
   AMPI_ENTER(fn)
   const datatype::Type *t =
-      pack_args(*self, fn, outcount, datatype, outbuf, inbuf, insize, position, comm, true, &err);
+      pack_args(*self, fn, outcount, datatype, inbuf, insize, position, comm, true, &err);
   if (!t) return err;
   const std::size_t bytes = t->size * static_cast<std::size_t>(outcount);
   if (*position < 0 || static_cast<std::size_t>(insize) < static_cast<std::size_t>(*position) ||
@@ -797,8 +818,8 @@ extern "C" int PMPI_Pack_external(const char datarep[], const void *inbuf, int i
   if (!is_external32(datarep))
     return raise(kWorld, MPI_ERR_ARG, fn, "datarep=\"%s\" is not \"external32\"",
                  datarep ? datarep : "(null)");
-  const datatype::Type *t = pack_args(*self, fn, incount, datatype, inbuf, outbuf, outsize,
-                                      position, kWorld, false, &err);
+  const datatype::Type *t =
+      pack_args(*self, fn, incount, datatype, outbuf, outsize, position, kWorld, false, &err);
   if (!t) return err;
   AMPI_RESOLVE(in, datatype, fn, "datatype")
   const std::size_t bytes = t->size * static_cast<std::size_t>(incount);
@@ -825,8 +846,8 @@ extern "C" int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI
   if (!is_external32(datarep))
     return raise(kWorld, MPI_ERR_ARG, fn, "datarep=\"%s\" is not \"external32\"",
                  datarep ? datarep : "(null)");
-  const datatype::Type *t = pack_args(*self, fn, outcount, datatype, outbuf, inbuf, insize,
-                                      position, kWorld, false, &err);
+  const datatype::Type *t =
+      pack_args(*self, fn, outcount, datatype, inbuf, insize, position, kWorld, false, &err);
   if (!t) return err;
   AMPI_RESOLVE(in, datatype, fn, "datatype")
   const std::size_t bytes = t->size * static_cast<std::size_t>(outcount);

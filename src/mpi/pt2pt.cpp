@@ -60,11 +60,13 @@ Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Dataty
   return r;
 }
 
+// The status helpers leave MPI_ERROR alone: MPI-4.1 3.2.5 sets it only in the multiple-completion
+// calls that return MPI_ERR_IN_STATUS (finish_all, some_common), and a program may keep its own
+// value there across MPI_Wait or MPI_Recv.
 void empty_status(MPI_Status *st) {
   if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = MPI_ANY_SOURCE;
   st->MPI_TAG = MPI_ANY_TAG;
-  st->MPI_ERROR = MPI_SUCCESS;
   st->ampi_cancelled = 0;
   st->ampi_count = 0;
 }
@@ -94,7 +96,6 @@ void message_status(int source, int tag, std::size_t bytes, MPI_Status *status) 
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = source;
   status->MPI_TAG = tag;
-  status->MPI_ERROR = MPI_SUCCESS;
   status->ampi_cancelled = 0;
   status->ampi_count = static_cast<MPI_Count>(bytes);
 }
@@ -103,7 +104,6 @@ void proc_null_status(MPI_Status *st) {
   if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = MPI_PROC_NULL;
   st->MPI_TAG = MPI_ANY_TAG;
-  st->MPI_ERROR = MPI_SUCCESS;
   st->ampi_cancelled = 0;
   st->ampi_count = 0;
 }
@@ -124,7 +124,6 @@ void fill_status(MPI_Status *st, const p2p::Request &r) {
     st->MPI_TAG = r.status_tag;
     st->ampi_count = static_cast<MPI_Count>(r.status_bytes);
   }
-  st->MPI_ERROR = r.status_error;
   st->ampi_cancelled = r.cancelled;
 }
 
@@ -183,7 +182,10 @@ int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status,
     st.MPI_TAG = MPI_ANY_TAG;
     const p2p::Generalized g = *r.ext().grequest;
     e = g.query(g.extra_state, &st);
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    if (status != MPI_STATUS_IGNORE) {
+      st.MPI_ERROR = status->MPI_ERROR;
+      *status = st;
+    }
     const int fe = g.free(g.extra_state);
     if (e == MPI_SUCCESS) e = fe;
     self.p2p.requests.release(r);
@@ -499,7 +501,10 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Statu
   if (r->kind == p2p::Kind::Generalized) {
     MPI_Status st{};
     const int e = r->ext().grequest->query(r->ext().grequest->extra_state, &st);
-    if (status != MPI_STATUS_IGNORE) *status = st;
+    if (status != MPI_STATUS_IGNORE) {
+      st.MPI_ERROR = status->MPI_ERROR;
+      *status = st;
+    }
     return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "a generalized request failed");
   }
   fill_status(status, *r);
@@ -539,16 +544,20 @@ int finish_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Reques
                MPI_Status *statuses, const char *fn) {
   int failed = 0;
   MPI_Comm comm = MPI_COMM_WORLD;
-  for (int i = 0; i < count; ++i) {
-    if (!rs[i]) {
-      empty_status(status_at(statuses, i));
-      continue;
-    }
-    if (rs[i]->status_error != MPI_SUCCESS) {
+  for (int i = 0; i < count; ++i)
+    if (rs[i] && rs[i]->status_error != MPI_SUCCESS) {
       ++failed;
       comm = rs[i]->comm;
     }
-    finish(self, &reqs[i], *rs[i], status_at(statuses, i), fn, false);
+  for (int i = 0; i < count; ++i) {
+    MPI_Status *st = status_at(statuses, i);
+    if (failed && st != MPI_STATUS_IGNORE)
+      st->MPI_ERROR = rs[i] ? rs[i]->status_error : MPI_SUCCESS;
+    if (!rs[i]) {
+      empty_status(st);
+      continue;
+    }
+    finish(self, &reqs[i], *rs[i], st, fn, false);
   }
   if (failed)
     return raise(comm, MPI_ERR_IN_STATUS, fn,
@@ -631,13 +640,16 @@ int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
   *outcount = n;
   int failed = 0;
   MPI_Comm comm = MPI_COMM_WORLD;
-  for (int k = 0; k < n; ++k) {
-    p2p::Request &r = *rs[indices[k]];
-    if (r.status_error != MPI_SUCCESS) {
+  for (int k = 0; k < n; ++k)
+    if (const p2p::Request &r = *rs[indices[k]]; r.status_error != MPI_SUCCESS) {
       ++failed;
       comm = r.comm;
     }
-    finish(*self, &reqs[indices[k]], r, status_at(statuses, k), fn, false);
+  for (int k = 0; k < n; ++k) {
+    p2p::Request &r = *rs[indices[k]];
+    MPI_Status *st = status_at(statuses, k);
+    if (failed && st != MPI_STATUS_IGNORE) st->MPI_ERROR = r.status_error;
+    finish(*self, &reqs[indices[k]], r, st, fn, false);
   }
   if (failed)
     return raise(comm, MPI_ERR_IN_STATUS, fn, "%d request(s) failed; see the statuses", failed);

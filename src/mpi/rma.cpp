@@ -323,7 +323,10 @@ extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int 
   }
   *size = static_cast<MPI_Aint>(t.size);
   *disp_unit = t.disp_unit;
-  *static_cast<void **>(baseptr) = reinterpret_cast<void *>(static_cast<std::uintptr_t>(t.base));
+  // A member with no memory has no base (MPI-4.1 12.2.3): its address would be the next
+  // member's segment, and a program may test for NULL.
+  *static_cast<void **>(baseptr) =
+      t.size ? reinterpret_cast<void *>(static_cast<std::uintptr_t>(t.base)) : nullptr;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Win_shared_query)
@@ -497,7 +500,7 @@ extern "C" int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   AMPI_WIN_OR_RETURN(*self, w, win, fn)
   if (predefined_win_key(win_keyval))
     return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined (read-only)", win_keyval);
-  if (!self->comm.objects.keyvals.find(win_keyval, comm::ObjectKind::Win))
+  if (!self->comm.objects.keyvals.find_attached(win_keyval, comm::ObjectKind::Win, w->attrs))
     return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is not a window keyval", win_keyval);
   const int e = comm::delete_attr(self->comm.objects.keyvals, w->attrs, win, win_keyval);
   if (e == MPI_ERR_KEYVAL)
@@ -531,7 +534,7 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, i
     v = &w->model;
     break;
   default: {
-    if (!self->comm.objects.keyvals.find(keyval, comm::ObjectKind::Win))
+    if (!self->comm.objects.keyvals.find_attached(keyval, comm::ObjectKind::Win, w->attrs))
       return raise_win(*w, MPI_ERR_KEYVAL, fn, "win_keyval=%d is not a window keyval", keyval);
     void **p = w->attrs.find(keyval);
     *flag = p != nullptr;

@@ -1,6 +1,7 @@
 // src/privatize/libc_state.cpp — libc's hidden state, per rank (see libc_state.hpp): finding
 // glibc's getopt position, telling the library's own code from the program's, and the
-// interposed rand/random/drand48/strtok families.
+// interposed rand/random/drand48/strtok families, and sleep/usleep/nanosleep, which let the
+// PE's other ranks run while a rank sleeps.
 //
 // Only what interposition strictly needs lives outside the per-PE context, and it is constant once
 // the first PE has set it up: which code is the library's own, where glibc's getopt position
@@ -23,8 +24,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -403,6 +407,54 @@ std::int32_t draw(RankLibc &s) {
 
 } // namespace
 
+// ---- sleeping ranks ---------------------------------------------------------------------------
+
+// A rank that sleeps in a polling loop (usleep between MPI_Test calls, or while it waits for a
+// flag another rank sets through a window) would stop its whole PE for the time asked: the other
+// ranks of its process, which it waits for, could not run. So a rank's sleep lets them run: it
+// yields to the PE until the time has passed, and only when no other rank is ready does the PE's
+// thread sleep, in slices of at most kSleepSlice, polling the network between them (a message may
+// make a blocked rank ready). Calls from threads a rank created, from the library's own code and
+// outside any rank sleep as usual. The time slept is at least the time asked, as for nanosleep.
+namespace ampi::privatize {
+
+constexpr std::chrono::microseconds kSleepSlice{100};
+
+using NanosleepFn = int (*)(const timespec *, timespec *);
+
+int real_nanosleep(const timespec *req, timespec *rem) {
+  static const auto fn = next_definition<NanosleepFn>("nanosleep");
+  return fn(req, rem);
+}
+
+// True if the caller is a rank's user-level thread in the program's code: it then sleeps until
+// `deadline` letting the PE run others.
+bool sleep_as_rank(const void *caller, std::chrono::steady_clock::time_point deadline) {
+  ampi::Pe *pe = ampi::Pe::get_if();
+  if (!pe || ampi::Pe::in_thread() || pe->threaded() || !pe->scheduled_if() ||
+      code().is_library(caller))
+    return false;
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return true;
+    pe->poll();
+    if (pe->scheduler().has_ready()) {
+      pe->yield();
+      continue;
+    }
+    const auto slice = std::min<std::chrono::nanoseconds>(deadline - now, kSleepSlice);
+    const timespec ts{0, static_cast<long>(slice.count())};
+    real_nanosleep(&ts, nullptr);
+  }
+}
+
+std::chrono::steady_clock::time_point after(const timespec &d) {
+  return std::chrono::steady_clock::now() + std::chrono::seconds(d.tv_sec) +
+         std::chrono::nanoseconds(d.tv_nsec);
+}
+
+} // namespace ampi::privatize
+
 #define AMPI_CALLER __builtin_return_address(0)
 
 extern "C" {
@@ -538,6 +590,27 @@ char *strtok(char *str, const char *delim) noexcept {
   if (RankLibc *s = rank_state(AMPI_CALLER))
     return with(*s, [&](RankLibc &st) { return ::strtok_r(str, delim, &st.strtok_next); });
   return ampi::privatize::next().strtok(str, delim);
+}
+
+int nanosleep(const timespec *req, timespec *rem) {
+  if (req && req->tv_sec >= 0 && req->tv_nsec >= 0 && req->tv_nsec < 1000000000 &&
+      ampi::privatize::sleep_as_rank(AMPI_CALLER, ampi::privatize::after(*req)))
+    return 0;
+  return ampi::privatize::real_nanosleep(req, rem);
+}
+
+int usleep(useconds_t usec) {
+  const timespec d{static_cast<time_t>(usec / 1000000), static_cast<long>(usec % 1000000) * 1000};
+  if (ampi::privatize::sleep_as_rank(AMPI_CALLER, ampi::privatize::after(d))) return 0;
+  return ampi::privatize::real_nanosleep(&d, nullptr);
+}
+
+unsigned sleep(unsigned seconds) {
+  const timespec d{static_cast<time_t>(seconds), 0};
+  if (ampi::privatize::sleep_as_rank(AMPI_CALLER, ampi::privatize::after(d))) return 0;
+  timespec rem{};
+  if (ampi::privatize::real_nanosleep(&d, &rem) != 0) return static_cast<unsigned>(rem.tv_sec);
+  return 0;
 }
 
 } // extern "C"

@@ -10,6 +10,8 @@
 #include "core/pe.hpp"
 #include "net/rma.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -256,7 +258,11 @@ int NetBackend::locate_dynamic(Window &w, Target &t, std::uint64_t a, std::uint6
     }
   // Read the target's table of attached regions.
   auto table = std::make_unique<Ctrl>();
-  wait(w, net_->get(*p.ctrl_key, table.get(), sizeof(Ctrl), t.ctrl));
+  wait(w, net_->get(*p.ctrl_key, table.get(), offsetof(Ctrl, regions), t.ctrl));
+  const std::size_t used = std::min<std::uint64_t>(table->nregions, kMaxRegions);
+  if (used)
+    wait(w, net_->get(*p.ctrl_key, table->regions, used * sizeof(Region),
+                      t.ctrl + offsetof(Ctrl, regions)));
   if (const Region *r = find_region(*table, a, b)) {
     p.dyn.push_back({r->base, r->len, net_->unpack_key(t.pe, r->rkey)});
     out->handle = p.dyn.back().key.get();

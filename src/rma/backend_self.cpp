@@ -84,7 +84,7 @@ int SelfBackend::setup(Window &w, const Setup &s, const char **) {
   } else if (s.flavor == MPI_WIN_FLAVOR_CREATE) {
     w.base = s.base; // device memory too: used in place within the process
   }
-  ctrl_ = std::make_unique<std::byte[]>(sizeof(Ctrl));
+  ctrl_ = std::make_unique_for_overwrite<std::byte[]>(sizeof(Ctrl)); // s.ctrl_bytes zeroed
   w.ctrl = reinterpret_cast<Ctrl *>(ctrl_.get());
   std::memset(static_cast<void *>(w.ctrl), 0, s.ctrl_bytes);
   const std::vector<Member> all = exchange(w, member_of(w, s));

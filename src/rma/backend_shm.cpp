@@ -260,7 +260,7 @@ void ShmBackend::make_own_file(Window &w, const Setup &s, Record &rec) {
   rec.shm_tag = tag;
   if (!block) {
     rec.failed = 1;
-    ctrl_ = std::make_unique<std::byte[]>(sizeof(Ctrl));
+    ctrl_ = std::make_unique_for_overwrite<std::byte[]>(sizeof(Ctrl)); // s.ctrl_bytes zeroed
     w.ctrl = reinterpret_cast<Ctrl *>(ctrl_.get());
     return;
   }

@@ -373,7 +373,7 @@ int attach(Window &w, void *base, std::size_t len, const char **why) {
     c.nregions = std::max<std::uint64_t>(c.nregions, static_cast<std::uint64_t>(i) + 1);
     return MPI_SUCCESS;
   }
-  *why = "too many regions attached to this dynamic window (ampi's limit is 32)";
+  *why = "too many regions attached to this dynamic window (ampi's limit is 1024)";
   return MPI_ERR_RMA_ATTACH;
 }
 
@@ -659,6 +659,15 @@ void unlock(Window &w, int target) {
       one(t);
     w.lock_all = false;
   }
+  // The end of a passive-target epoch lets the PE's other ranks run: a rank that polls a window
+  // (lock, get, unlock until another rank has put a value, as MPICH's rma/linked_list tests do)
+  // never blocks, and would otherwise keep its PE until the value came, which the rank that is to
+  // put it, waiting on the same PE, could never send. The PE drives the network too, as in
+  // MPI_Test.
+  if (w.self.pe.scheduler().has_ready())
+    w.self.pe.yield();
+  else
+    w.self.pe.poll();
 }
 
 } // namespace ampi::rma

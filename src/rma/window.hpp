@@ -50,7 +50,10 @@ namespace ampi::rma {
 
 inline constexpr std::uint64_t kExclusive = std::uint64_t{1} << 62;
 inline constexpr std::size_t kRkeyMax = 512;
-inline constexpr int kMaxRegions = 32;
+// Regions one dynamic window may have attached at once. Programs attach one region per list
+// element (MPICH's rma/linked_list* tests several hundred per rank); the table is 544 bytes a slot,
+// only in dynamic windows' control blocks, and a network peer reads only the slots in use.
+inline constexpr int kMaxRegions = 1024;
 
 // One attached region of a dynamic window, as other members read it from the control block.
 // Shm mode: a region in device memory carries its gpu::IpcRef in `rkey`.

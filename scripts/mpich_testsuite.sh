@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The external check of issue 20: builds MPICH's own test suite (test/mpi, C only) with our mpicc
+# and with Open MPI's, runs its testlists with all ranks in one process (ampirun -np 1 --vp N) and
+# over two processes (ampirun -np 2 --vp N), and prints the share of testlist lines that passed.
+# Not part of CI (it takes an hour or more on a 2-core machine); nothing is built inside the repo.
+#
+# Usage: scripts/mpich_testsuite.sh [ampi|ompi|all] [one|two|both]
+#   AMPI_BUILD   the ampi build to test (default: <repo>/build)
+#   MPICH_SRC    MPICH's source (default /work/ext/mpich-src, cloned from MPICH_GIT if absent;
+#                only read, its test/mpi is copied)
+#   OUT_ROOT     where the suite is built and run (default /work/ext/mpich-tests-fixes)
+#   DIRS         the test directories (default: the 11 C ones below)
+#   TIMEOUT      seconds per test line (default 60; MPICH's default of 180 makes a hang costly)
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+IMPL=${1:-all}
+LAYOUT=${2:-both}
+AMPI_BUILD=${AMPI_BUILD:-$REPO/build}
+MPICH_SRC=${MPICH_SRC:-/work/ext/mpich-src}
+MPICH_GIT=${MPICH_GIT:-/work/.mirror/pmodels+mpich/repo}
+OUT_ROOT=${OUT_ROOT:-/work/ext/mpich-tests-fixes}
+DIRS=${DIRS:-attr coll comm datatype errhan group info init pt2pt rma topo}
+TIMEOUT=${TIMEOUT:-60}
+JOBS=${JOBS:-2}
+
+for tool in autoconf automake libtoolize perl python3; do
+    command -v "$tool" >/dev/null || {
+        echo "missing $tool: apt-get install autoconf automake libtool perl python3" >&2
+        exit 1
+    }
+done
+
+# MPICH's source: a sparse clone is enough (test/mpi, confdb, maint).
+if [ ! -d "$MPICH_SRC/test/mpi" ]; then
+    tmp="$MPICH_SRC.tmp.$$"
+    git clone -q --no-checkout "$MPICH_GIT" "$tmp"
+    git -C "$tmp" sparse-checkout set test/mpi confdb maint
+    git -C "$tmp" checkout -q
+    mv -n "$tmp" "$MPICH_SRC"
+fi
+
+# A private copy of test/mpi, generated once (autogen writes into its tree).
+SRC="$OUT_ROOT/src"
+if [ ! -f "$SRC/configure" ]; then
+    mkdir -p "$SRC"
+    cp -a "$MPICH_SRC/test/mpi/." "$SRC/"
+    cp -a "$MPICH_SRC/confdb" "$SRC/confdb"
+    cp -a "$MPICH_SRC/confdb" "$SRC/dtpools/confdb"
+    cp -a "$MPICH_SRC/maint/version.m4" "$SRC/version.m4"
+    (cd "$SRC" && ./autogen.sh) >"$OUT_ROOT/autogen.log" 2>&1 || {
+        echo "autogen failed: $OUT_ROOT/autogen.log" >&2
+        exit 1
+    }
+fi
+
+# The mpiexec each layout uses. runtests calls "$MPIEXEC -n NP program args" and exports
+# MPIEXEC_TIMEOUT; the wrapper enforces it, since neither launcher reads that variable.
+make_launchers() {
+    local dir=$1
+    mkdir -p "$dir"
+    cat >"$dir/mpiexec-ampi-one" <<EOF
+#!/bin/sh
+np=\$2; shift 2
+exec timeout -k 5 \${MPIEXEC_TIMEOUT:-$TIMEOUT} "$AMPI_BUILD/bin/ampirun" --bind-to none -np 1 --vp "\$np" "\$@"
+EOF
+    cat >"$dir/mpiexec-ampi-two" <<EOF
+#!/bin/sh
+np=\$2; shift 2
+p=2; [ "\$np" -lt 2 ] && p=1
+exec timeout -k 5 \${MPIEXEC_TIMEOUT:-$TIMEOUT} "$AMPI_BUILD/bin/ampirun" --bind-to none -np "\$p" --vp "\$np" "\$@"
+EOF
+    cat >"$dir/mpiexec-ompi" <<EOF
+#!/bin/sh
+np=\$2; shift 2
+exec timeout -k 5 \${MPIEXEC_TIMEOUT:-$TIMEOUT} mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none -np "\$np" "\$@"
+EOF
+    chmod +x "$dir"/mpiexec-*
+}
+
+build_suite() { # impl cc
+    local impl=$1 cc=$2 b="$OUT_ROOT/$1"
+    if [ ! -f "$b/Makefile" ]; then
+        mkdir -p "$b"
+        (cd "$b" && "$SRC/configure" CC="$cc" --disable-fortran --disable-cxx --disable-dtpools \
+            --disable-spawn --disable-ft-tests --enable-strictmpi --disable-perftest) \
+            >"$OUT_ROOT/configure-$impl.log" 2>&1 || {
+            echo "configure failed: $OUT_ROOT/configure-$impl.log" >&2
+            exit 1
+        }
+    fi
+    # -k: a test that does not compile (a missing MPI-4 call) is a failed line, not a stop.
+    make -C "$b/util" -j"$JOBS" >"$OUT_ROOT/make-$impl.log" 2>&1
+    for d in $DIRS; do
+        make -C "$b/$d" -k -j"$JOBS" >>"$OUT_ROOT/make-$impl.log" 2>&1 || true
+    done
+}
+
+run_suite() { # impl layout mpiexec
+    local impl=$1 layout=$2 mpiexec=$3 b="$OUT_ROOT/$1"
+    local tap="$OUT_ROOT/result-$impl-$layout.tap"
+    local testdirs
+    testdirs=$(echo $DIRS | tr ' ' ',')
+    (cd "$b" && MPITEST_TIMEOUT=$TIMEOUT MPIEXEC_TIMEOUT=$TIMEOUT ./runtests -srcdir="$b" \
+        -tests=testlist -testdirs="$testdirs" -mpiexec="$mpiexec" -tapfile="$tap" \
+        >"$OUT_ROOT/run-$impl-$layout.log" 2>&1) || true
+    local ok notok
+    ok=$(grep -c '^ok ' "$tap" || true)
+    notok=$(grep -c '^not ok ' "$tap" || true)
+    printf '%s %s: %d of %d lines passed (%.1f%%)\n' "$impl" "$layout" "$ok" "$((ok + notok))" \
+        "$(echo "100 * $ok / ($ok + $notok)" | bc -l)" | tee -a "$OUT_ROOT/summary.txt"
+}
+
+make_launchers "$OUT_ROOT/bin"
+if [ "$IMPL" = ampi ] || [ "$IMPL" = all ]; then
+    build_suite ampi "$AMPI_BUILD/bin/mpicc"
+    if [ "$LAYOUT" = one ] || [ "$LAYOUT" = both ]; then
+        run_suite ampi one "$OUT_ROOT/bin/mpiexec-ampi-one"
+    fi
+    if [ "$LAYOUT" = two ] || [ "$LAYOUT" = both ]; then
+        run_suite ampi two "$OUT_ROOT/bin/mpiexec-ampi-two"
+    fi
+fi
+if [ "$IMPL" = ompi ] || [ "$IMPL" = all ]; then
+    build_suite ompi mpicc.openmpi
+    run_suite ompi procs "$OUT_ROOT/bin/mpiexec-ompi"
+fi
