@@ -62,11 +62,13 @@ Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Dataty
 
 // The status helpers leave MPI_ERROR alone: MPI-4.1 3.2.5 sets it only in the multiple-completion
 // calls that return MPI_ERR_IN_STATUS (finish_all, some_common), and a program may keep its own
-// value there across MPI_Wait or MPI_Recv.
+// value there across MPI_Wait or MPI_Recv. The one exception is the empty status (of a null or
+// inactive request), which 3.7.3 defines field by field, MPI_ERROR = MPI_SUCCESS included.
 void empty_status(MPI_Status *st) {
   if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = MPI_ANY_SOURCE;
   st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = MPI_SUCCESS;
   st->ampi_cancelled = 0;
   st->ampi_count = 0;
 }
