@@ -175,6 +175,12 @@ template <class M> void walk(const Input &t, std::size_t count, M &m) {
     m.add(t.handle, count);
     return;
   }
+  // Made of one predefined type: its elements need no walk (MPI_Type_vector(INT_MAX / 2, ...)
+  // would take 10^9 steps to say so).
+  if (t.type->basic != MPI_DATATYPE_NULL && t.type->basic_count) {
+    m.add(t.type->basic, count * t.type->basic_count);
+    return;
+  }
   for (std::size_t rep = 0; rep < count; ++rep)
     children(*t.derived, [&](const Input &in, std::size_t k) {
       walk(in, k, m);
