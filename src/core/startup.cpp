@@ -75,7 +75,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
   const int npes = pmix ? pmix->size() : 1;
   const int my_pe = pmix ? pmix->rank() : 0;
   if (trace.on()) trace.rename("process " + std::to_string(my_pe));
-  trace.mark(pmix ? "PMIx client connected" : "no PMIx server: a singleton");
+  trace.mark(pmix ? "PMIx client connected" : "no PMIx (a singleton, or a one-process job)");
   ampi::PeConfig config = ampi::PeConfig::from_settings(settings, vp, npes, my_pe);
   try {
     // From the first constructor, the program's own constructors have not run: either each
