@@ -47,10 +47,13 @@ struct Instance {
 };
 
 struct PeState {
-  // The instance for `key`, created on first arrival with `n` slots.
+  // The instance for `key`, created on first arrival with `n` slots. A finished one that its
+  // members have not all left yet is not joined again: a helper task may run two collectives
+  // with one tag back to back (an intercommunicator collective's steps, a context agreement's
+  // rounds), and its rank must not land in the previous one.
   Instance &join(const InstanceKey &key, int n) {
     for (auto &i : instances)
-      if (i->key == key) return *i;
+      if (i->key == key && !i->done) return *i;
     return *instances.emplace_back(std::make_unique<Instance>(key, n));
   }
   // A rank is done with `inst`; the last one of the PE removes it.
