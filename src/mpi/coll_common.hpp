@@ -3,7 +3,9 @@
 // contiguous datatypes, packed copies otherwise), and starting a collective either now (blocking),
 // or in an internal task of the rank that completes an MPI request (non-blocking), or at each
 // MPI_Start of a persistent request (MPI_<Coll>_init, MPI-4.0 section 6.13). The three forms run
-// the same algorithm of src/coll, as one closure `f(comm, tag)`.
+// the same algorithm of src/coll, as one closure `f(comm, tag)`; where src/coll has a
+// progress-driven schedule (coll/nbc.hpp: allreduce up to 64 KiB), the non-blocking and persistent
+// forms start that instead (new_request(), persist()).
 #pragma once
 
 #include "coll/coll.hpp"
