@@ -49,7 +49,14 @@ public:
     r.copy_to = copy_to;
   }
   void then(std::function<void()> f) { rounds_.back().custom = std::move(f); }
+  // Room for `n` more rounds, so that opening them does not move the earlier ones.
+  void reserve(std::size_t n) { rounds_.reserve(rounds_.size() + n); }
+  // A buffer as long-lived as the schedule; the first small one is inside it (no allocation).
   std::byte *scratch(std::size_t bytes) {
+    if (bytes <= sizeof small_ && !small_used_) {
+      small_used_ = true;
+      return small_;
+    }
     return buffers_.emplace_back(std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1))
         .get();
   }
@@ -139,6 +146,8 @@ private:
   std::vector<Round> rounds_;
   p2p::Request reqs_[2];
   std::vector<std::unique_ptr<std::byte[]>> buffers_;
+  alignas(16) std::byte small_[64];
+  bool small_used_ = false;
   int cur_ = -1;
   int pending_ = 0;
   bool advancing_ = false;
@@ -162,6 +171,10 @@ void add_allreduce(Schedule &s, const comm::Comm &c, int tag, std::byte *acc) {
   while (pof2 * 2 <= p)
     pof2 *= 2;
   const int rem = p - pof2;
+  int steps = 2;
+  for (int m = 1; m < pof2; m <<= 1)
+    ++steps;
+  s.reserve(static_cast<std::size_t>(steps) + 1); // (+1: the PE-aware form's last round)
   int newrank;
   if (r < 2 * rem) {
     s.round();
@@ -254,6 +267,7 @@ bool pe_iallreduce(Rank &self, const comm::Comm &c, int tag, const void *send, v
     inst.leader_nbc = s.get();
   }
   Schedule *sp = s.get();
+  s->reserve(1);
   s->round();
   s->then([&inst, sp, acc] { combine(inst, sp->op, sp->count, acc); });
   add_allreduce(*s, s->layout->leaders, leader_tag(tag), acc);
