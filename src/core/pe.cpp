@@ -365,6 +365,9 @@ void Pe::block(const char *call) {
   if (thread_rank_) [[unlikely]] // a created thread: wait without the PE's thread
     return block_thread(call);
   Rank &r = current();
+  // A non-blocking collective of this rank has a step due (coll/nbc.cpp): take it and return,
+  // the caller re-checks what it waits for (it may be that collective's request).
+  if (r.coll.run_ready()) return;
   // Ranks that keep each other busy must not starve the network. If that progress did anything,
   // return instead of blocking: the caller re-checks what it waits for (it may be done now).
   const bool remote = port_->remote();

@@ -115,6 +115,7 @@ public:
   // the condition they wait for.
   void block(const char *call);
   void yield() noexcept {
+    current().coll.run_ready(); // steps of its non-blocking collectives that are due (coll/nbc.cpp)
     if (threaded()) [[unlikely]] {
       if (thread_rank_) return yield_thread();
       threads_->let_in(); // a rank polling lets the threads in too

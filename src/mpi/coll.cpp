@@ -2,6 +2,7 @@
 // allreduce, reduce_scatter(_block), scan, exscan; blocking and non-blocking), local reductions
 // and user-defined operations (MPI_Op_create/free/commutative): argument checks and datatype and
 // operation resolution over src/coll. Data-movement collectives: coll_data.cpp.
+#include "coll/nbc.hpp"
 #include "mpi/coll_common.hpp"
 
 #include <cstring>
@@ -133,6 +134,23 @@ int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
   if (!check_alias(call, sendbuf, recvbuf, count) || !call.buffer(sendbuf, count, "sendbuf") ||
       !call.buffer(recvbuf, count, "recvbuf"))
     return call.err;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const auto n = static_cast<std::size_t>(count);
+  if (call.form != Call::Form::Blocking && !call.c->inter() && red.t.contiguous &&
+      n * red.t.size <= coll::kScheduleAllreduceMax && !p2p::on_device(recvbuf) &&
+      (in_place || !p2p::on_device(sendbuf))) {
+    // A schedule of messages driven by progress (coll/nbc.cpp), no helper task.
+    auto start = [&](auto *buf) { return buf ? datatype::data_start(red.t, buf) : nullptr; };
+    const void *in = in_place ? nullptr : start(sendbuf);
+    void *out = start(recvbuf);
+    if (call.form == Call::Form::Persistent)
+      return call.persist([in, out, n, op = red.op](const comm::Comm &c, int tag, p2p::Request &r) {
+        coll::iallreduce(*r.owner, c, tag, in, out, n, op, r);
+      });
+    p2p::Request &r = call.new_request();
+    coll::iallreduce(*call.self, *call.c, coll::next_tag(*call.c), in, out, n, red.op, r);
+    return MPI_SUCCESS;
+  }
   return call.launch([red = std::move(red), sendbuf, recvbuf, count](const comm::Comm &c, int tag) {
     const auto n = static_cast<std::size_t>(count);
     const bool in_place = sendbuf == MPI_IN_PLACE;
