@@ -5,15 +5,15 @@
  *
  *   allreduce_ranks [min_bytes [max_bytes [rounds]]]     (defaults 8, 1 MiB, 7)
  *
- * Sizes go 8 B, 64 B, 512 B, 4 KiB, 16 KiB, 64 KiB, 256 KiB, 1 MiB (x8 to 4 KiB, then x4). Per size:
- * a warm-up, then `rounds` timed rounds of `iters` calls; a round's time is the slowest rank's
- * (MAX over ranks, outside the timing). Printed by rank 0, one line per size:
- *   bytes ranks iters wall_us cpu_us
- * wall_us: median over rounds of the time per call. cpu_us: the same for the calling OS thread's
- * CPU time (CLOCK_THREAD_CPUTIME_ID), meaningful where all ranks are user-level threads of one OS
- * thread (ours and AMPI with one PE): it does not grow when other processes take the core, so it
- * compares builds on a loaded machine. For Open MPI's processes it counts their busy polling.
- * Each size's result is checked once (every element must be the sum of the ranks' values).
+ * Sizes go 8 B, 64 B, 512 B, 4 KiB, 16 KiB, 64 KiB, 256 KiB, 1 MiB (x8 to 4 KiB, then x4). Per
+ * size: a warm-up, then `rounds` timed rounds of `iters` calls; a round's time is the slowest
+ * rank's (MAX over ranks, outside the timing). Printed by rank 0, one line per size: bytes ranks
+ * iters wall_us cpu_us wall_us: median over rounds of the time per call. cpu_us: the same for the
+ * calling OS thread's CPU time (CLOCK_THREAD_CPUTIME_ID), meaningful where all ranks are user-level
+ * threads of one OS thread (ours and AMPI with one PE): it does not grow when other processes take
+ * the core, so it compares builds on a loaded machine. For Open MPI's processes it counts their
+ * busy polling. Each size's result is checked once (every element must be the sum of the ranks'
+ * values).
  *
  * No mutable globals and no getopt: with Charm++'s AMPI, the virtual ranks of one process share
  * the program's globals unless privatised. */
