@@ -3,7 +3,7 @@
  * ranks of one process (ours: ampirun --vp N; Charm++'s AMPI: +p1 +vpN) and N processes of Open
  * MPI run the same timing loop (bench/allreduce_ranks.sh runs them side by side).
  *
- *   allreduce_ranks [min_bytes [max_bytes [rounds]]]     (defaults 8, 1 MiB, 7)
+ *   allreduce_ranks [min_bytes [max_bytes [rounds [max_iters]]]]   (defaults 8, 1 MiB, 7, 2000)
  *
  * Sizes go 8 B, 64 B, 512 B, 4 KiB, 16 KiB, 64 KiB, 256 KiB, 1 MiB (x8 to 4 KiB, then x4). Per
  * size: a warm-up, then `rounds` timed rounds of `iters` calls; a round's time is the slowest
@@ -42,10 +42,10 @@ static double median(double *v, int n) {
 
 /* Calls per round: many for small sizes (the clock's resolution, per-call noise), fewer for large
  * ones (a round of 64 ranks x 1 MiB moves ~64 MiB per call). */
-static int iters_for(long bytes, int ranks) {
+static int iters_for(long bytes, int ranks, int max_iters) {
   long it = (64L << 20) / (bytes * ranks);
-  if (it > 2000) it = 2000;
-  if (it < 10) it = 10;
+  if (it > max_iters) it = max_iters;
+  if (it < 10) it = 10 < max_iters ? 10 : max_iters;
   return (int)it;
 }
 
@@ -61,8 +61,11 @@ int main(int argc, char **argv) {
   const long min_bytes = argc > 1 ? strtol(argv[1], NULL, 10) : 8;
   const long max_bytes = argc > 2 ? strtol(argv[2], NULL, 10) : 1L << 20;
   const int rounds = argc > 3 ? atoi(argv[3]) : 7;
-  if (min_bytes < 4 || max_bytes < min_bytes || rounds < 1 || rounds > 1000) {
-    if (rank == 0) fprintf(stderr, "usage: allreduce_ranks [min_bytes [max_bytes [rounds]]]\n");
+  /* (Open MPI with 64 processes on 2 cores takes ~50 ms per call: fewer calls there.) */
+  const int max_iters = argc > 4 ? atoi(argv[4]) : 2000;
+  if (min_bytes < 4 || max_bytes < min_bytes || rounds < 1 || rounds > 1000 || max_iters < 1) {
+    if (rank == 0)
+      fprintf(stderr, "usage: allreduce_ranks [min_bytes [max_bytes [rounds [max_iters]]]]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   /* Separate malloc'ed buffers per rank, as an application has them (their relative alignment
@@ -93,7 +96,7 @@ int main(int argc, char **argv) {
       if (rank == 0) fprintf(stderr, "allreduce_ranks: wrong result at %ld bytes\n", bytes);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    const int iters = iters_for(bytes, size);
+    const int iters = iters_for(bytes, size, max_iters);
     for (int i = 0; i < iters / 10 + 2; ++i)
       MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     for (int r = 0; r < rounds; ++r) {

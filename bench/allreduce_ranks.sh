@@ -12,7 +12,9 @@
 #               empty: no AMPI column
 #   environment: RANKS ("2 4 8 16 32 64"), MIN (8), MAX (1048576), RUNS (3: program runs per
 #     library and rank count), ROUNDS (5: timed rounds inside each run), OMPI (1; 0: no Open MPI),
-#     BASE (another build of ours to run alongside, e.g. /work/main/build), OUT (keep raw lines)
+#     BASE (another build of ours to run alongside, e.g. /work/main/build), OUT (keep raw lines),
+#     ITERS (2000: most calls per round; OMPI_ITERS (200) for Open MPI, whose N oversubscribed
+#     processes take milliseconds per call)
 #
 # bench/allreduce_ranks.c prints per size the median over its rounds of the time per call (wall)
 # and of the PE thread's CPU time per call (cpu: load-independent where all ranks are user-level
@@ -43,7 +45,8 @@ if [ -n "$AMPI_DIR" ]; then
   esac
 fi
 [ "$OMPI" = 1 ] && mpicc.openmpi -O2 -o "$T/ompi" "$SRC"
-ARGS="$MIN $MAX $ROUNDS"
+ARGS="$MIN $MAX $ROUNDS ${ITERS:-2000}"
+OMPI_ARGS="$MIN $MAX $ROUNDS ${OMPI_ITERS:-200}"
 
 # run <lib> <N>: appends "lib N bytes wall cpu" lines to $T/raw
 run() {
@@ -60,7 +63,7 @@ run() {
     ;;
   ompi)
     out=$(timeout 600 mpirun.openmpi --allow-run-as-root --oversubscribe \
-      --bind-to core:overload-allowed -np "$n" "$T/ompi" $ARGS)
+      --bind-to core:overload-allowed -np "$n" "$T/ompi" $OMPI_ARGS)
     ;;
   esac
   echo "$out" | awk -v lib="$lib" -v n="$n" 'NF == 5 && $1 ~ /^[0-9]+$/ { print lib, n, $1, $4, $5 }' \
