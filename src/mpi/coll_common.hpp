@@ -79,8 +79,29 @@ struct Call {
     return n >= 0 || fail(MPI_ERR_COUNT, "%s=%d is negative", arg, n);
   }
   bool root(int r) {
+    if (inter())
+      return r == MPI_ROOT || r == MPI_PROC_NULL || (r >= 0 && r < peers()) ||
+             fail(MPI_ERR_ROOT,
+                  "root=%d is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the remote group "
+                  "(size %d) of the intercommunicator",
+                  r, peers());
     return (r >= 0 && r < size()) ||
            fail(MPI_ERR_ROOT, "root=%d is not a rank of the communicator (size %d)", r, size());
+  }
+  // Intercommunicators: the ranks the data comes from or goes to are the remote group's.
+  bool inter() const { return c->inter(); }
+  int peers() const { return c->peer_size(); }
+  // Whether this rank is the root of a rooted collective (MPI_ROOT on an intercommunicator).
+  bool at_root(int r) const { return inter() ? r == MPI_ROOT : rank() == r; }
+  // On an intercommunicator, the members of the root's group other than the root (MPI_PROC_NULL)
+  // take no part: none of their arguments is significant.
+  bool idle(int r) const { return inter() && r == MPI_PROC_NULL; }
+  // Collectives that MPI defines on intracommunicators only (scan, exscan).
+  bool intra_only() {
+    return !inter() || fail(MPI_ERR_COMM,
+                            "%s is defined on intracommunicators only, and %s is an "
+                            "intercommunicator",
+                            fn, comm_label(*c));
   }
   bool buffer(const void *b, long long n, const char *arg) {
     return b || n <= 0 || fail(MPI_ERR_BUFFER, "%s=NULL with a count of %lld", arg, n);
@@ -122,6 +143,8 @@ struct Call {
     comm.rank = c->rank;
     comm.group = c->group;
     comm.handle = c->handle;
+    comm.remote = c->remote;
+    comm.local = c->local;
     if (form == Form::Persistent) {
       r.persistent = true;
       r.active = false;
