@@ -47,12 +47,14 @@ struct Instance {
 };
 
 struct PeState {
-<<<<<<< HEAD
   // The instance for `key`, created on first arrival with `n` slots (from the spares when one is
-  // left: a blocking collective then allocates nothing).
+  // left: a blocking collective then allocates nothing). A finished one that its members have not
+  // all left yet is not joined again: a helper task may run two collectives with one tag back to
+  // back (an intercommunicator collective's steps, a context agreement's rounds), and its rank
+  // must not land in the previous one.
   Instance &join(const InstanceKey &key, int n) {
     for (auto &i : instances)
-      if (i->key == key) return *i;
+      if (i->key == key && !i->done) return *i;
     if (spares.empty()) return *instances.emplace_back(std::make_unique<Instance>(key, n));
     std::unique_ptr<Instance> i = std::move(spares.back());
     spares.pop_back();
@@ -61,16 +63,6 @@ struct PeState {
     i->arrived = i->left = 0;
     i->done = false;
     return *instances.emplace_back(std::move(i));
-=======
-  // The instance for `key`, created on first arrival with `n` slots. A finished one that its
-  // members have not all left yet is not joined again: a helper task may run two collectives
-  // with one tag back to back (an intercommunicator collective's steps, a context agreement's
-  // rounds), and its rank must not land in the previous one.
-  Instance &join(const InstanceKey &key, int n) {
-    for (auto &i : instances)
-      if (i->key == key && !i->done) return *i;
-    return *instances.emplace_back(std::make_unique<Instance>(key, n));
->>>>>>> main
   }
   // A rank is done with `inst`; the last one of the PE retires it to the spares.
   void leave(Instance &inst) {
