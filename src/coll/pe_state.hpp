@@ -55,19 +55,30 @@ struct Instance {
 };
 
 struct PeState {
-  // The instance for `key`, created on first arrival with `n` slots. A finished one that its
-  // members have not all left yet is not joined again: a helper task may run two collectives
-  // with one tag back to back (an intercommunicator collective's steps, a context agreement's
-  // rounds), and its rank must not land in the previous one.
+  // The instance for `key`, created on first arrival with `n` slots (from the spares when one is
+  // left: a blocking collective then allocates nothing). A finished one that its members have not
+  // all left yet is not joined again: a helper task may run two collectives with one tag back to
+  // back (an intercommunicator collective's steps, a context agreement's rounds), and its rank
+  // must not land in the previous one.
   Instance &join(const InstanceKey &key, int n) {
     for (auto &i : instances)
       if (i->key == key && !i->done) return *i;
-    return *instances.emplace_back(std::make_unique<Instance>(key, n));
+    if (spares.empty()) return *instances.emplace_back(std::make_unique<Instance>(key, n));
+    std::unique_ptr<Instance> i = std::move(spares.back());
+    spares.pop_back();
+    i->key = key;
+    i->slots.assign(static_cast<std::size_t>(n), {});
+    i->arrived = i->left = 0;
+    i->done = false;
+    return *instances.emplace_back(std::move(i));
   }
-  // A rank is done with `inst`; the last one of the PE removes it.
+  // A rank is done with `inst`; the last one of the PE retires it to the spares.
   void leave(Instance &inst) {
     if (++inst.left < static_cast<int>(inst.slots.size())) return;
-    std::erase_if(instances, [&](const auto &p) { return p.get() == &inst; });
+    auto it = std::find_if(instances.begin(), instances.end(),
+                           [&](const auto &p) { return p.get() == &inst; });
+    if (spares.size() < kSpares) spares.push_back(std::move(*it));
+    instances.erase(it);
   }
 
   // Removes `inst` at once (non-blocking instances: nobody waits in them).
@@ -77,6 +88,9 @@ struct PeState {
 
   // Few are in flight at once (one per communicator for blocking collectives): a short list.
   std::vector<std::unique_ptr<Instance>> instances;
+  // Retired instances kept for reuse (a few: non-blocking ones may have many in flight at once).
+  static constexpr std::size_t kSpares = 4;
+  std::vector<std::unique_ptr<Instance>> spares;
 };
 
 } // namespace ampi::coll
