@@ -88,7 +88,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
         std::string problem = image.problem();
         if (problem.empty()) {
           try {
-            programs.emplace(image, settings.privatize_dir);
+            programs.emplace(image, settings.privatize_dir, settings.privatize_loader);
           } catch (const std::exception &e) {
             problem = e.what();
           }
@@ -97,6 +97,11 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
           if (tell)
             for (const std::string &note : image.notes())
               std::fprintf(stderr, "ampi: note: %s: %s\n", image.path().c_str(), note.c_str());
+          if (tell && settings.verbose && !programs->dlopen_reason().empty())
+            std::fprintf(stderr,
+                         "ampi: note: %s: per-rank copies loaded with dlopen (start-up grows "
+                         "faster than linearly with the ranks of a process): %s\n",
+                         image.path().c_str(), programs->dlopen_reason().c_str());
           image.disable_fini();
           user_main = ampi::privatize::Programs::rank_main;
         } else if (tell) {
