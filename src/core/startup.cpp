@@ -118,6 +118,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
     if (const link_map *program = ampi::privatize::program_link_map())
       ampi::redirect_device_reset(*program);
     config.copies = programs.has_value(); // their mappings count against vm.max_map_count
+    if (programs) config.maps_per_copy = programs->mappings_per_copy();
     ampi::Pe pe(config, std::move(pmix), user_main, std::move(args), envp);
     return pe.run();
   } catch (const std::exception &e) {

@@ -659,6 +659,7 @@ Programs::Programs(const Image &image, const std::string &directory, const std::
           throw std::runtime_error(std::string("cannot load its template: ") + ::dlerror());
         // cudaDeviceReset per rank: the template's GOT slot, which every copy takes.
         redirect_device_reset(*map);
+        template_ = path;
         maker_ = std::make_unique<CopyMaker>(image, map->l_addr);
         dlopen_reason_ = maker_->why_not();
         if (!dlopen_reason_.empty()) maker_.reset();

@@ -140,6 +140,10 @@ public:
   static bool take_loading_main(MainFn main, void *dso) noexcept;
   // Why the copies are dlopened although the loader setting says "map" (empty otherwise).
   const std::string &dlopen_reason() const noexcept { return dlopen_reason_; }
+  // Whether `path` is the template of the mapped copies (code that never runs: not the library's).
+  static bool is_template(const std::string &path) noexcept {
+    return current_ && !current_->template_.empty() && path == current_->template_;
+  }
   // Mappings each rank's copy takes (vm.max_map_count's pre-start check).
   std::size_t mappings_per_copy() const noexcept;
 
@@ -160,6 +164,7 @@ private:
   int watcher_ = -1;       // write end of the pipe whose closing tells the cleaner to remove dir_
   std::unique_ptr<CopyMaker> maker_; // mapped copies; nullptr: dlopened ones
   std::string dlopen_reason_;
+  std::string template_; // its file, loaded by glibc
 };
 
 // Called by a PE, on its thread, before its ranks start: registers with `sched` the memory each
