@@ -1,16 +1,26 @@
 // src/privatize/privatize.cpp — per-rank copies of the program (see privatize.hpp).
 //
 // How: the program is a position-independent executable (mpicc links with -pie and compiles with
-// -fPIC). For each rank, the executable's file is copied into a private directory, DF_1_PIE is
-// cleared in the copy's dynamic section (glibc refuses to dlopen a PIE), and the copy is loaded
-// with dlopen(RTLD_LOCAL). Distinct files are distinct objects to the dynamic loader, each with its
-// own .data and .bss; their references to libc, libampi and the other libraries bind to the ones
-// already loaded. Code compiled with -fPIC reaches the program's own globals PC-relative (the
-// linker relaxes the GOT loads of an executable), so each copy uses its own; libraries' variables
-// (optind, std::cout) go through the GOT to the one shared instance. A rank's copy holds only the
-// loaded part of the file, with a .gnu_debuglink to one full copy next to it, where gdb finds the
-// symbols. The files stay (in tmpfs when /dev/shm is usable) while the process lives; a small
-// cleaner process removes the directory when the process ends, however it ends.
+// -fPIC). Two loaders (AMPI_PRIVATIZE_LOADER):
+// - map (default): the executable's file is copied once, as a template (DF_1_PIE cleared, init and
+//   fini arrays emptied), and loaded with dlopen(RTLD_NOW | RTLD_LOCAL): glibc resolves its
+//   symbols, but never runs it. Each rank's copy is then the program file's segments mapped at a
+//   fresh address, with the template's relocations replayed (copy_maker.hpp): linear in the
+//   number of ranks, where n dlopens cost O(n^2) (glibc's per-call work grows with the objects
+//   loaded: 36 s for 8,000 copies). Used unless a debugger is attached at start (it finds objects
+//   through the loader's list) or the program needs what only the loader does (copy_maker's
+//   why_not(), told by AMPI_VERBOSE).
+// - dlopen: for each rank, the executable's file is copied into a private directory, DF_1_PIE is
+//   cleared in the copy's dynamic section (glibc refuses to dlopen a PIE), and the copy is loaded
+//   with dlopen(RTLD_LOCAL).
+// Either way each copy has its own .data and .bss; its references to libc, libampi and the other
+// libraries bind to the ones already loaded. Code compiled with -fPIC reaches the program's own
+// globals PC-relative (the linker relaxes the GOT loads of an executable), so each copy uses its
+// own; libraries' variables (optind, std::cout) go through the GOT to the one shared instance. A
+// dlopened rank's copy holds only the loaded part of the file, with a .gnu_debuglink to one full
+// copy next to it, where gdb finds the symbols. The files stay (in tmpfs when /dev/shm is usable)
+// while the process lives; a small cleaner process removes the directory when the process ends,
+// however it ends.
 #include "privatize/privatize.hpp"
 
 #include "core/device_reset.hpp"

@@ -1,8 +1,9 @@
 // src/privatize/privatize.hpp — per-rank copies of the program: when several ranks share a
-// process, each rank runs its own copy of the executable (a private file, loaded with dlopen), so
-// that the program's global and static variables, its constructors and destructors and its
-// atexit handlers are per rank, while libc, libstdc++, libampi and every other library are loaded
-// once. Also what the program file is (Image: PIE or not, copy relocations, TLS, init/fini arrays).
+// process, each rank runs its own copy of the executable (mapped from one template, or a private
+// file loaded with dlopen), so that the program's global and static variables, its constructors
+// and destructors and its atexit handlers are per rank, while libc, libstdc++, libampi and every
+// other library are loaded once. Also what the program file is (Image: PIE or not, copy
+// relocations, TLS, init/fini arrays).
 #pragma once
 
 #include <link.h>
