@@ -43,12 +43,12 @@ std::string plural(std::size_t n, const char *what) {
 // Picks the stacks' guard mode for `count` ranks and checks, before any stack is made, that their
 // mappings and address space fit the kernel's limits; throws StackError naming the limit and the
 // ways out otherwise. Page guards cost 2 mappings per rank, Check-mode slabs about one per 120
-// ranks; a per-rank copy of the program about kMapsPerCopy more (measured: hello, see below).
+// ranks; a per-rank copy of the program about c.maps_per_copy more (see below).
 ult::GuardMode choose_stack_guard(const PeConfig &c, std::size_t count) {
   // Mappings of one rank's copy of the program (src/privatize): its loaded segments, the RELRO
-  // split, the read-only parts mapped back from the program file. Measured: 5 for a C and a C++
-  // hello (bench/results/limits/maps_probe.c at --vp 10 and 210: 186 and 1,185 mappings).
-  constexpr std::size_t kMapsPerCopy = 5;
+  // split, a zero-filled part past the file's. Measured: 5 for a C and a C++ hello, mapped or
+  // dlopened (bench/results/limits/maps_probe.c at --vp 10 and 210: 192 and 1,190 mappings).
+  const std::size_t kMapsPerCopy = c.maps_per_copy;
   // Left for what comes after the stacks: UCX's and the program's own mappings, malloc's arenas.
   constexpr std::size_t kHeadroom = 1000;
   ult::ProcessLimits lim = ult::ProcessLimits::read();

@@ -47,6 +47,7 @@ struct PeConfig {
   std::string stack_guard = "auto";    // AMPI_STACK_GUARD: auto, page, check
   std::size_t max_map_count = 0;       // AMPI_MAX_MAP_COUNT (testing); 0: the kernel's
   bool copies = false;                 // the ranks run per-rank copies of the program (privatize)
+  std::size_t maps_per_copy = 5;       // mappings each copy takes (Programs::mappings_per_copy)
   std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
   bool verbose = false;                // AMPI_VERBOSE: notes on stderr (first PE only)
   bool rma_shm = true;                 // AMPI_RMA_SHM: windows of one host in shared memory

@@ -92,7 +92,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
         std::string problem = image.problem();
         if (problem.empty()) {
           try {
-            programs.emplace(image, settings.privatize_dir);
+            programs.emplace(image, settings.privatize_dir, settings.privatize_loader);
           } catch (const std::exception &e) {
             problem = e.what();
           }
@@ -101,6 +101,11 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
           if (tell)
             for (const std::string &note : image.notes())
               std::fprintf(stderr, "ampi: note: %s: %s\n", image.path().c_str(), note.c_str());
+          if (tell && settings.verbose && !programs->dlopen_reason().empty())
+            std::fprintf(stderr,
+                         "ampi: note: %s: per-rank copies loaded with dlopen (start-up grows "
+                         "faster than linearly with the ranks of a process): %s\n",
+                         image.path().c_str(), programs->dlopen_reason().c_str());
           image.disable_fini();
           user_main = ampi::privatize::Programs::rank_main;
         } else if (tell) {
@@ -117,6 +122,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
     if (const link_map *program = ampi::privatize::program_link_map())
       ampi::redirect_device_reset(*program);
     config.copies = programs.has_value(); // their mappings count against vm.max_map_count
+    if (programs) config.maps_per_copy = programs->mappings_per_copy();
     trace.mark(programs ? "per-rank copies of the program prepared" : "program's constructors run");
     config.trace = trace;
     int status = 0;
