@@ -102,7 +102,8 @@ const comm::ErrorMessages *messages() {
   return self ? &self->comm.objects.messages : nullptr;
 }
 
-[[noreturn]] void fatal(Rank *self, int code, const char *fn, const char *detail) {
+[[noreturn]] void fatal(Rank *self, int code, const char *fn, const char *detail,
+                        const char *handler = "MPI_ERRORS_ARE_FATAL") {
   code = comm::ErrorMessages::class_of(code);
   const ClassInfo *ci = find_class(code);
   if (!ci)
@@ -111,7 +112,7 @@ const comm::ErrorMessages *messages() {
       std::fprintf(stderr, "ampi: rank %d: %s: %s: %s (user error code %d, class %d)\n",
                    self ? self->world_rank : -1, fn, u->text.empty() ? "error" : u->text.c_str(),
                    detail, code, u->error_class);
-      std::fprintf(stderr, "ampi: MPI_ERRORS_ARE_FATAL: ending the job\n");
+      std::fprintf(stderr, "ampi: %s: ending the job\n", handler);
       Pe::abort_job(1);
     }
   std::fflush(stdout);
@@ -121,7 +122,7 @@ const comm::ErrorMessages *messages() {
   else
     std::fprintf(stderr, "ampi: %s: %s: %s (%s)\n", fn, ci ? ci->text : "error", detail,
                  ci ? ci->name : "unknown error class");
-  std::fprintf(stderr, "ampi: MPI_ERRORS_ARE_FATAL: ending the job\n");
+  std::fprintf(stderr, "ampi: %s: ending the job\n", handler);
   Pe::abort_job(code == MPI_SUCCESS ? 1 : (code & 0xff ? code & 0xff : 1));
 }
 
@@ -129,6 +130,9 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
   const MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
   if (eh == MPI_ERRORS_RETURN) return code;
   if (eh == MPI_ERRORS_ARE_FATAL || !self) fatal(self, code, fn, detail);
+  // MPI 4's MPI_ERRORS_ABORT aborts "the processes of the communicator"; with ranks as threads
+  // of shared processes that is the job, as MPI_Abort on the communicator is.
+  if (eh == MPI_ERRORS_ABORT) fatal(self, code, fn, detail, "MPI_ERRORS_ABORT");
   if (const comm::UserErrhandler *u = self->comm.errhandlers.get(eh)) {
     MPI_Comm h = c->handle;
     int e = code;
@@ -150,7 +154,8 @@ void errhandler_release(Rank &self, MPI_Errhandler eh) {
 }
 
 bool errhandler_valid(const Rank &self, MPI_Errhandler eh) {
-  return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || self.comm.errhandlers.get(eh);
+  return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT ||
+         self.comm.errhandlers.get(eh);
 }
 
 int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {

@@ -264,6 +264,18 @@ std::vector<int> window_ranks(Rank &self, rma::Window &w, MPI_Group group, const
 
 } // namespace
 
+int ampi::mpi::raise_window(MPI_Win win, int code, const char *fn, const char *fmt, ...) {
+  char detail[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  auto self = enter(fn);
+  rma::Window *w = self->rma.windows.find(win);
+  if (!w) return no_window(win, fn);
+  return raise_win(*w, code, fn, "%s", detail);
+}
+
 // -----------------------------------------------------------------------------------------------
 // Windows.
 
