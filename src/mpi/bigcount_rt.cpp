@@ -89,21 +89,6 @@ bool Narrow::big(MPI_Count count, MPI_Datatype type, int *out_count, MPI_Datatyp
   return true;
 }
 
-bool Narrow::narrow_array(const MPI_Count a[], int n, std::vector<int> *out, const char *arg) {
-  if (!a || n <= 0) return true;
-  out->resize(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    if (a[i] > INT_MAX || a[i] < INT_MIN) {
-      arg_ = arg;
-      value_ = a[i];
-      code_ = MPI_ERR_COUNT;
-      return false;
-    }
-    (*out)[static_cast<std::size_t>(i)] = static_cast<int>(a[i]);
-  }
-  return true;
-}
-
 int Narrow::raise_comm(MPI_Comm comm) {
   if (code_ != MPI_ERR_COUNT) return code_; // raised already by the call that failed
   return raise(comm, MPI_ERR_COUNT, fn_,

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <vector>
 
 namespace ampi::mpi::bigcount {
@@ -27,8 +28,17 @@ public:
   // `type` (contiguous chunks of 2^30 elements and a tail, resized to count * extent).
   bool big(MPI_Count count, MPI_Datatype type, int *out_count, MPI_Datatype *out_type,
            const char *arg);
-  // The first n entries of a (nothing when a is null or n <= 0).
-  bool narrow_array(const MPI_Count a[], int n, std::vector<int> *out, const char *arg);
+  // The first n entries of a (nothing when a is null or n <= 0): counts (MPI_Count) or
+  // displacements (MPI_Aint).
+  template <class T> bool narrow_array(const T a[], int n, std::vector<int> *out, const char *arg) {
+    if (!a || n <= 0) return true;
+    out->resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const auto v = static_cast<MPI_Count>(a[i]);
+      if (!narrow(v, &(*out)[static_cast<std::size_t>(i)], arg)) return false;
+    }
+    return true;
+  }
 
   // Raise the recorded failure (MPI_ERR_COUNT, or the error of making the derived type) through
   // the communicator's, the window's or MPI_COMM_WORLD's error handler.
