@@ -145,12 +145,25 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
 } // namespace
 
 void errhandler_retain(Rank &self, MPI_Errhandler eh) {
+  if (eh == MPI_ERRORS_ABORT) return; // predefined: not counted
   if (comm::UserErrhandler *u = self.comm.errhandlers.get(eh)) ++u->refs;
 }
 
 void errhandler_release(Rank &self, MPI_Errhandler eh) {
+  if (eh == MPI_ERRORS_ABORT) return;
   comm::UserErrhandler *u = self.comm.errhandlers.get(eh);
   if (u && --u->refs == 0) self.comm.errhandlers.erase(eh);
+}
+
+// MPI_ERRORS_ABORT (MPI 4) has the handle of the errhandler table's first slot (0x54000002, as
+// MPICH numbers it), so that slot is held, never handed out, by an entry without a function made
+// before the rank's first handler: handlers the program creates start at 0x54000003.
+MPI_Errhandler errhandler_insert(Rank &self, MPI_Comm_errhandler_function *f) {
+  if (!self.comm.errhandlers.get(MPI_ERRORS_ABORT)) {
+    const MPI_Errhandler reserved = self.comm.errhandlers.insert({nullptr, 1});
+    if (reserved != MPI_ERRORS_ABORT) self.comm.errhandlers.erase(reserved); // slot 0 was used
+  }
+  return self.comm.errhandlers.insert({f, 1});
 }
 
 bool errhandler_valid(const Rank &self, MPI_Errhandler eh) {
@@ -379,7 +392,7 @@ extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *functio
   auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
-  *errhandler = self->comm.errhandlers.insert({function, 1});
+  *errhandler = errhandler_insert(*self, function);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)

@@ -2,8 +2,8 @@
  * and statuses), partitioned point-to-point (partitions made ready in reverse and in a list,
  * MPI_Parrived, two rounds of one request, MPI_PROC_NULL), MPI_Info_create_env and
  * MPI_Info_get_string (truncation and the length it reports), MPI_Type_get_value_index, the
- * status field functions, MPI_Comm_split_type's hardware types, and the errors these raise on
- * bad arguments. */
+ * status field functions, MPI_Comm_split_type's hardware types, MPI_ERRORS_ABORT beside created
+ * error handlers, and the errors these raise on bad arguments. */
 #include "mpitest.h"
 
 #include <mpi.h>
@@ -145,6 +145,34 @@ static void check_info(int argc, char **argv) {
   CHECK_MPI(MPI_Info_free(&env));
 }
 
+static int handler_calls = 0;
+static void count_errors(MPI_Comm *comm, int *code, ...) {
+  (void)comm;
+  (void)code;
+  ++handler_calls;
+}
+
+/* MPI_ERRORS_ABORT is a predefined handler of its own: set and got back, and never the handle of
+ * a handler the program creates (which is called, not taken for MPI_ERRORS_ABORT). */
+static void check_errors_abort(void) {
+  MPI_Comm dup;
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL, mine;
+  int rank;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  CHECK_MPI(MPI_Comm_set_errhandler(dup, MPI_ERRORS_ABORT));
+  CHECK_MPI(MPI_Comm_get_errhandler(dup, &eh));
+  CHECK(eh == MPI_ERRORS_ABORT, "MPI_Comm_get_errhandler did not give MPI_ERRORS_ABORT back");
+  CHECK_MPI(MPI_Comm_create_errhandler(count_errors, &mine));
+  CHECK(mine != MPI_ERRORS_ABORT && mine != MPI_ERRORS_RETURN && mine != MPI_ERRORS_ARE_FATAL,
+        "a created error handler has a predefined handler's handle");
+  CHECK_MPI(MPI_Comm_set_errhandler(dup, mine));
+  MPI_Comm_rank(dup, &rank);
+  MPI_Send(&rank, 1, MPI_INT, -5, 0, dup); /* a bad rank: the program's handler, once */
+  CHECK(handler_calls == 1, "the created handler ran %d times", handler_calls);
+  CHECK_MPI(MPI_Errhandler_free(&mine));
+  CHECK_MPI(MPI_Comm_free(&dup));
+}
+
 static void check_status_fields(void) {
   MPI_Status st;
   int v = 0;
@@ -228,6 +256,7 @@ int main(int argc, char **argv) {
   check_info(argc, argv);
   check_value_index();
   check_status_fields();
+  check_errors_abort();
   check_split_type(size);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("ok mpi4 (%d ranks)\n", size);
