@@ -4,7 +4,8 @@
 Reads the prototypes of include/mpi.h.in (mpi.h's template; the build only fills in datatype
 handles, never prototypes) and, for each int-returning MPI_<Name> that is neither
 listed in src/mpi/implemented.txt nor defined in src/mpi/interop.cpp (the names in that file's
-AMPI_PMPI_ALIAS lines), writes
+AMPI_PMPI_ALIAS lines) nor a large-count function of src/mpi/bigcount.txt (tools/gen_bigcount.py;
+its `stub` lines excepted), writes
 
     extern "C" int PMPI_<Name>(<parameter types, unnamed>) {
       return ampi::mpi::unsupported("MPI_<Name>");
@@ -247,7 +248,10 @@ def main():
         print(f"gen_unsupported.py: warning: {IMPLEMENTED}: {name} is not declared in {HEADER}",
               file=sys.stderr)
 
-    skip = set(implemented) | interop
+    # The large-count functions of src/mpi/bigcount.txt (tools/gen_bigcount.py), but its `stub` lines.
+    import gen_bigcount  # noqa: E402  (imports this module: only at run time)
+
+    skip = set(implemented) | interop | gen_bigcount.implemented_names(root)
     text, count = generate(functions, typedefs, skip)
     if not args.no_format:
         text = clang_format(text, root, OUTPUT)

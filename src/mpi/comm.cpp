@@ -163,19 +163,61 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
     return raise(comm, MPI_ERR_COMM, fn,
                  "%s is an intercommunicator (only intracommunicators here)", comm_label(*c));
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
-  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_COMM_TYPE_HW_GUIDED &&
+      split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_UNDEFINED)
     return raise(comm, MPI_ERR_ARG, fn,
-                 "split_type=%d is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED", split_type);
-  if (!find_hints(*self, info, fn, &err_)) return err_;
-  // Ranks share memory when their processes run on one host: colour = the lowest rank of the
-  // communicator on the same host (hosts compared by host_id(): 8 bytes per rank).
-  const std::uint64_t mine = host_id();
-  std::vector<std::uint64_t> hosts(static_cast<std::size_t>(c->size()));
-  coll::allgather(*c, &mine, hosts.data(), sizeof mine);
+                 "split_type=%d is none of MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                 "MPI_COMM_TYPE_HW_UNGUIDED and MPI_UNDEFINED",
+                 split_type);
+  const comm::Info *hints = find_hints(*self, info, fn, &err_);
+  if (!hints) return err_;
+  // The hardware levels ampi knows, coarsest first: the host (ranks share memory when their
+  // processes run on one host: "mpi_shared_memory", the one MPI 4 names) and the PE (the ranks of
+  // one scheduler thread, pinned to one core: "core"). Each rank's place at both: its host
+  // (host_id()) and its PE's index in the job, 16 bytes per rank.
+  struct Place {
+    std::uint64_t host;
+    std::uint64_t pe;
+  };
+  const Place mine{host_id(),
+                   static_cast<std::uint64_t>(self->pe.config().placement.pe_of(self->world_rank))};
+  std::vector<Place> places(static_cast<std::size_t>(c->size()));
+  coll::allgather(*c, &mine, places.data(), sizeof mine);
+  auto colour_by = [&](bool pe_level) {
+    for (std::size_t r = 0; r < places.size(); ++r)
+      if (places[r].host == mine.host && (!pe_level || places[r].pe == mine.pe))
+        return static_cast<int>(r);
+    return MPI_UNDEFINED;
+  };
+  auto distinct = [&](bool pe_level) { // whether the level splits this communicator
+    for (const Place &p : places)
+      if (p.host != places[0].host || (pe_level && p.pe != places[0].pe)) return true;
+    return false;
+  };
   int color = MPI_UNDEFINED;
-  if (split_type == MPI_COMM_TYPE_SHARED)
-    color = static_cast<int>(std::find(hosts.begin(), hosts.end(), mine) - hosts.begin());
+  const char *level = nullptr;
+  if (split_type == MPI_COMM_TYPE_SHARED) {
+    color = colour_by(false);
+  } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    // The level the info key asks for; an unknown value or none gives MPI_COMM_NULL (MPI 4.0
+    // section 7.4.2).
+    const std::string *v = hints->get("mpi_hw_resource_type");
+    if (v && *v == "mpi_shared_memory") level = "mpi_shared_memory";
+    if (v && *v == "core") level = "core";
+    if (level) color = colour_by(*v == "core");
+  } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+    // The coarsest level whose groups are strictly smaller than the communicator's; none:
+    // MPI_COMM_NULL.
+    if (distinct(false)) {
+      level = "mpi_shared_memory";
+      color = colour_by(false);
+    } else if (distinct(true)) {
+      level = "core";
+      color = colour_by(true);
+    }
+  }
   comm::Comm *d = split_comm(*self, *c, color, key);
+  if (d && level) d->info.set("mpi_hw_resource_type", level);
   *newcomm = d ? d->handle : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }

@@ -921,3 +921,136 @@ extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datat
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Type_match_size)
+
+// ---- MPI-4 large-count queries (the `manual` lines of src/mpi/bigcount.txt) -------------------
+
+extern "C" int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
+  static constexpr const char *fn = "MPI_Get_count_c";
+  AMPI_ENTER(fn)
+  if (!status || !count) return null_arg(fn, "status or count");
+  AMPI_RESOLVE(t, datatype, fn, "datatype")
+  const auto bytes = static_cast<std::size_t>(status->ampi_count);
+  const std::size_t size = t.type->size;
+  *count = !size ? 0 : bytes % size ? MPI_UNDEFINED : static_cast<MPI_Count>(bytes / size);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Get_count_c)
+
+extern "C" int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype,
+                                   MPI_Count *count) {
+  static constexpr const char *fn = "MPI_Get_elements_c";
+  AMPI_ENTER(fn)
+  if (!status || !count) return null_arg(fn, "status or count");
+  AMPI_RESOLVE(t, datatype, fn, "datatype")
+  const long long n = datatype::elements_in(t, static_cast<std::size_t>(status->ampi_count));
+  *count = n < 0 ? MPI_UNDEFINED : static_cast<MPI_Count>(n);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Get_elements_c)
+
+extern "C" int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) {
+  static constexpr const char *fn = "MPI_Type_size_c";
+  AMPI_ENTER(fn)
+  AMPI_RESOLVE(t, datatype, fn, "datatype")
+  if (!size) return null_arg(fn, "size");
+  *size = static_cast<MPI_Count>(t.type->size);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Type_size_c)
+
+extern "C" int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
+  return bounds("MPI_Type_get_extent_c", datatype, lb, extent, false);
+}
+AMPI_PMPI_ALIAS(MPI_Type_get_extent_c)
+
+extern "C" int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
+                                           MPI_Count *true_extent) {
+  return bounds("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent, true);
+}
+AMPI_PMPI_ALIAS(MPI_Type_get_true_extent_c)
+
+// Types made by the _c constructors keep int arguments here (the bindings narrow them, or raise
+// MPI_ERR_COUNT), so num_large_counts is always 0 and the contents are the int function's.
+extern "C" int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                                        MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                                        MPI_Count *num_datatypes, int *combiner) {
+  static constexpr const char *fn = "MPI_Type_get_envelope_c";
+  if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes || !combiner) {
+    auto self = enter(fn);
+    return null_arg(fn, "num_integers, num_addresses, num_large_counts, num_datatypes or combiner");
+  }
+  int ni = 0, na = 0, nd = 0;
+  if (int e = PMPI_Type_get_envelope(datatype, &ni, &na, &nd, combiner)) return e;
+  *num_integers = ni;
+  *num_addresses = na;
+  *num_large_counts = 0;
+  *num_datatypes = nd;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Type_get_envelope_c)
+
+extern "C" int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                                        MPI_Count max_addresses, MPI_Count max_large_counts,
+                                        MPI_Count max_datatypes, int array_of_integers[],
+                                        MPI_Aint array_of_addresses[],
+                                        MPI_Count array_of_large_counts[],
+                                        MPI_Datatype array_of_datatypes[]) {
+  (void)max_large_counts; // no type has large counts (above)
+  (void)array_of_large_counts;
+  auto clamp = [](MPI_Count v) {
+    return static_cast<int>(std::clamp<MPI_Count>(v, INT_MIN, INT_MAX));
+  };
+  return PMPI_Type_get_contents(datatype, clamp(max_integers), clamp(max_addresses),
+                                clamp(max_datatypes), array_of_integers, array_of_addresses,
+                                array_of_datatypes);
+}
+AMPI_PMPI_ALIAS(MPI_Type_get_contents_c)
+
+// MPI 4.1: the predefined pair type of (value, index) for MPI_MINLOC/MPI_MAXLOC, or
+// MPI_DATATYPE_NULL when there is none for that combination.
+extern "C" int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                                         MPI_Datatype *pair_type) {
+  static constexpr const char *fn = "MPI_Type_get_value_index";
+  AMPI_ENTER(fn)
+  if (!pair_type) return null_arg(fn, "pair_type");
+  {AMPI_RESOLVE(v, value_type, fn, "value_type")} { AMPI_RESOLVE(ix, index_type, fn, "index_type") }
+  struct Pair {
+    MPI_Datatype value, pair;
+  };
+  static constexpr Pair kPairs[] = {
+      {MPI_FLOAT, MPI_FLOAT_INT}, {MPI_DOUBLE, MPI_DOUBLE_INT},
+      {MPI_LONG, MPI_LONG_INT},   {MPI_INT, MPI_2INT},
+      {MPI_SHORT, MPI_SHORT_INT}, {MPI_LONG_DOUBLE, MPI_LONG_DOUBLE_INT}};
+  *pair_type = MPI_DATATYPE_NULL;
+  if (index_type == MPI_INT)
+    for (const Pair &p : kPairs)
+      if (p.value == value_type) *pair_type = p.pair;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Type_get_value_index)
+
+// MPI 4.1: the status fields through functions (for languages that cannot reach the struct).
+// They touch nothing but the status, so they need no rank and raise nothing but a NULL status.
+#define AMPI_STATUS_FIELD(Field, member)                                                           \
+  extern "C" int PMPI_Status_get_##Field(const MPI_Status *status, int *Field) {                   \
+    if (!status || !Field) {                                                                       \
+      auto self = enter_any("MPI_Status_get_" #Field);                                             \
+      return null_arg("MPI_Status_get_" #Field, "status or " #Field);                              \
+    }                                                                                              \
+    *Field = status->member;                                                                       \
+    return MPI_SUCCESS;                                                                            \
+  }                                                                                                \
+  AMPI_PMPI_ALIAS(MPI_Status_get_##Field)                                                          \
+  extern "C" int PMPI_Status_set_##Field(MPI_Status *status, int Field) {                          \
+    if (!status) {                                                                                 \
+      auto self = enter_any("MPI_Status_set_" #Field);                                             \
+      return null_arg("MPI_Status_set_" #Field, "status");                                         \
+    }                                                                                              \
+    status->member = Field;                                                                        \
+    return MPI_SUCCESS;                                                                            \
+  }                                                                                                \
+  AMPI_PMPI_ALIAS(MPI_Status_set_##Field)
+AMPI_STATUS_FIELD(source, MPI_SOURCE)
+AMPI_STATUS_FIELD(tag, MPI_TAG)
+AMPI_STATUS_FIELD(error, MPI_ERROR)
+#undef AMPI_STATUS_FIELD

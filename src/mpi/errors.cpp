@@ -102,7 +102,8 @@ const comm::ErrorMessages *messages() {
   return self ? &self->comm.objects.messages : nullptr;
 }
 
-[[noreturn]] void fatal(Rank *self, int code, const char *fn, const char *detail) {
+[[noreturn]] void fatal(Rank *self, int code, const char *fn, const char *detail,
+                        const char *handler = "MPI_ERRORS_ARE_FATAL") {
   code = comm::ErrorMessages::class_of(code);
   const ClassInfo *ci = find_class(code);
   if (!ci)
@@ -111,7 +112,7 @@ const comm::ErrorMessages *messages() {
       std::fprintf(stderr, "ampi: rank %d: %s: %s: %s (user error code %d, class %d)\n",
                    self ? self->world_rank : -1, fn, u->text.empty() ? "error" : u->text.c_str(),
                    detail, code, u->error_class);
-      std::fprintf(stderr, "ampi: MPI_ERRORS_ARE_FATAL: ending the job\n");
+      std::fprintf(stderr, "ampi: %s: ending the job\n", handler);
       Pe::abort_job(1);
     }
   std::fflush(stdout);
@@ -121,7 +122,7 @@ const comm::ErrorMessages *messages() {
   else
     std::fprintf(stderr, "ampi: %s: %s: %s (%s)\n", fn, ci ? ci->text : "error", detail,
                  ci ? ci->name : "unknown error class");
-  std::fprintf(stderr, "ampi: MPI_ERRORS_ARE_FATAL: ending the job\n");
+  std::fprintf(stderr, "ampi: %s: ending the job\n", handler);
   Pe::abort_job(code == MPI_SUCCESS ? 1 : (code & 0xff ? code & 0xff : 1));
 }
 
@@ -129,6 +130,9 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
   const MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
   if (eh == MPI_ERRORS_RETURN) return code;
   if (eh == MPI_ERRORS_ARE_FATAL || !self) fatal(self, code, fn, detail);
+  // MPI 4's MPI_ERRORS_ABORT aborts "the processes of the communicator"; with ranks as threads
+  // of shared processes that is the job, as MPI_Abort on the communicator is.
+  if (eh == MPI_ERRORS_ABORT) fatal(self, code, fn, detail, "MPI_ERRORS_ABORT");
   if (const comm::UserErrhandler *u = self->comm.errhandlers.get(eh)) {
     MPI_Comm h = c->handle;
     int e = code;
@@ -141,16 +145,30 @@ int dispatch(Rank *self, comm::Comm *c, int code, const char *fn, const char *de
 } // namespace
 
 void errhandler_retain(Rank &self, MPI_Errhandler eh) {
+  if (eh == MPI_ERRORS_ABORT) return; // predefined: not counted
   if (comm::UserErrhandler *u = self.comm.errhandlers.get(eh)) ++u->refs;
 }
 
 void errhandler_release(Rank &self, MPI_Errhandler eh) {
+  if (eh == MPI_ERRORS_ABORT) return;
   comm::UserErrhandler *u = self.comm.errhandlers.get(eh);
   if (u && --u->refs == 0) self.comm.errhandlers.erase(eh);
 }
 
+// MPI_ERRORS_ABORT (MPI 4) has the handle of the errhandler table's first slot (0x54000002, as
+// MPICH numbers it), so that slot is held, never handed out, by an entry without a function made
+// before the rank's first handler: handlers the program creates start at 0x54000003.
+MPI_Errhandler errhandler_insert(Rank &self, MPI_Comm_errhandler_function *f) {
+  if (!self.comm.errhandlers.get(MPI_ERRORS_ABORT)) {
+    const MPI_Errhandler reserved = self.comm.errhandlers.insert({nullptr, 1});
+    if (reserved != MPI_ERRORS_ABORT) self.comm.errhandlers.erase(reserved); // slot 0 was used
+  }
+  return self.comm.errhandlers.insert({f, 1});
+}
+
 bool errhandler_valid(const Rank &self, MPI_Errhandler eh) {
-  return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || self.comm.errhandlers.get(eh);
+  return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT ||
+         self.comm.errhandlers.get(eh);
 }
 
 int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
@@ -374,7 +392,7 @@ extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *functio
   auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
-  *errhandler = self->comm.errhandlers.insert({function, 1});
+  *errhandler = errhandler_insert(*self, function);
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_create_errhandler)

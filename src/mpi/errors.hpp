@@ -13,6 +13,11 @@ namespace ampi::mpi {
 int raise(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+// Raises error `code` from `fn` through window `win`'s error handler (src/mpi/rma.cpp); through
+// MPI_COMM_WORLD's, as MPI_ERR_WIN, when `win` is not a window.
+int raise_window(MPI_Win win, int code, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 // Raises MPI_ERR_UNSUPPORTED_OPERATION from `fn` on MPI_COMM_WORLD ("<fn> is not supported by
 // ampi").
 int unsupported(const char *fn);

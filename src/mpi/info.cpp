@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -25,7 +26,8 @@ void fill_env(Rank &self, comm::Info &env) {
       argv += (i > 1 ? " " : "") + self.args[i];
     env.set("argv", argv);
   }
-  env.set("maxprocs", std::to_string(self.comm.comms.find(MPI_COMM_WORLD)->size()));
+  if (const comm::Comm *world = self.comm.comms.find(MPI_COMM_WORLD))
+    env.set("maxprocs", std::to_string(world->size()));
   char buf[4096];
   if (::gethostname(buf, sizeof buf - 1) == 0) {
     buf[sizeof buf - 1] = '\0';
@@ -198,3 +200,51 @@ extern "C" int PMPI_Info_free(MPI_Info *info) {
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Info_free)
+
+// ---- MPI 4 ----------------------------------------------------------------------------------
+
+// MPI_INFO_ENV's keys, with `command` and `argv` from the caller's argc/argv when it passes them
+// (MPI 4.0 section 11.2.2: the arguments MPI_Init would have been given). Callable before MPI_Init.
+extern "C" int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info) {
+  static constexpr const char *fn = "MPI_Info_create_env";
+  auto self = enter_any(fn);
+  if (!info) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info=NULL");
+  if (argc < 0) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "argc=%d is negative", argc);
+  comm::Info env;
+  fill_env(*self, env);
+  if (argc > 0 && argv) {
+    if (argv[0]) env.set("command", argv[0]);
+    std::string args;
+    for (int i = 1; i < argc && argv[i]; ++i)
+      args += (i > 1 ? " " : "") + std::string(argv[i]);
+    env.set("argv", args);
+  }
+  *info = self->comm.objects.infos.add(std::move(env));
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Info_create_env)
+
+// The value and, always, in *buflen the size it needs with its terminating null; at most
+// *buflen - 1 characters are copied (MPI 4.0 section 10: no MPI_MAX_INFO_VAL limit).
+extern "C" int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value,
+                                    int *flag) {
+  static constexpr const char *fn = "MPI_Info_get_string";
+  auto self = enter_any(fn);
+  AMPI_INFO_OR_RETURN(*self, i, info, fn)
+  if (int e = check_key(key, fn)) return e;
+  if (!buflen || !flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "buflen or flag is NULL");
+  if (*buflen < 0) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "*buflen=%d is negative", *buflen);
+  if (*buflen > 0 && !value)
+    return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "value=NULL with *buflen=%d", *buflen);
+  const std::string *v = i->get(key);
+  *flag = v != nullptr;
+  if (!v) return MPI_SUCCESS;
+  if (*buflen > 0) {
+    const std::size_t n = std::min(v->size(), static_cast<std::size_t>(*buflen - 1));
+    std::memcpy(value, v->data(), n);
+    value[n] = '\0';
+  }
+  *buflen = static_cast<int>(v->size()) + 1;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Info_get_string)

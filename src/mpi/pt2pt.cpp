@@ -433,6 +433,102 @@ extern "C" int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype
 }
 AMPI_PMPI_ALIAS(MPI_Sendrecv_replace)
 
+// ---- MPI 4: non-blocking send-receive ---------------------------------------------------------
+// MPI_Isendrecv starts the send and the receive as two internal requests and hands back a third
+// that an internal task of the rank (the one non-blocking collectives use) completes once both
+// are done, with the receive's status. MPI_Isendrecv_replace sends from a packed copy of the
+// buffer, which that task owns, so the receive may land in the buffer at once.
+namespace {
+
+int isendrecv_common(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request,
+                     std::shared_ptr<std::byte[]> copy) {
+  auto self = enter(fn);
+  MPI_Request sreq = MPI_REQUEST_NULL, rreq = MPI_REQUEST_NULL;
+  int e = send_common(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, p2p::Mode::Standard,
+                      &sreq);
+  if (e != MPI_SUCCESS) return e;
+  e = recv_common(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, nullptr, &rreq);
+  if (e != MPI_SUCCESS) {
+    PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
+    return e;
+  }
+  p2p::Request &r = self->p2p.requests.create(*self);
+  r.kind = p2p::Kind::Recv;
+  r.comm = comm;
+  *request = r.handle;
+  self->pe.spawn_helper(*self, [fn, sreq, rreq, &r, copy = std::move(copy)]() mutable {
+    Rank &me = *r.owner;
+    int err = MPI_SUCCESS;
+    p2p::Request *rs = find_request(me, sreq, fn, &err);
+    p2p::Request *rr = find_request(me, rreq, fn, &err);
+    if (rs) p2p::wait(*rs, fn);
+    if (rr) p2p::wait(*rr, fn);
+    if (rr) { // the receive's outcome is the request's
+      r.status_source = rr->status_source;
+      r.status_tag = rr->status_tag;
+      r.status_bytes = rr->status_bytes;
+      r.status_error = rr->status_error;
+      r.capacity = rr->capacity;
+      r.cancelled = rr->cancelled;
+    }
+    if (rs && rs->status_error != MPI_SUCCESS && r.status_error == MPI_SUCCESS)
+      r.status_error = rs->status_error;
+    MPI_Status ignored;
+    if (rs) finish(me, &sreq, *rs, &ignored, fn, false);
+    if (rr) finish(me, &rreq, *rr, &ignored, fn, false);
+    copy.reset();
+    p2p::complete(r);
+  });
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+extern "C" int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                              int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                              int source, int recvtag, MPI_Comm comm, MPI_Request *request) {
+  static constexpr const char *fn = "MPI_Isendrecv";
+  auto self = enter(fn);
+  if (!request) return raise(comm, MPI_ERR_ARG, fn, "request=NULL");
+  Checked rc = check(*self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
+  if (!rc.comm) return rc.err;
+  Checked sc = check(*self, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
+  if (!sc.comm) return sc.err;
+  const std::byte *s0, *s1, *r0, *r1;
+  span(*sc.type, sendbuf, sendcount, s0, s1);
+  span(*rc.type, recvbuf, recvcount, r0, r1);
+  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL && s0 < r1 &&
+      r0 < s1)
+    return raise(comm, MPI_ERR_BUFFER, fn,
+                 "sendbuf and recvbuf overlap (use MPI_Isendrecv_replace to reuse one buffer)");
+  return isendrecv_common(fn, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                          recvtype, source, recvtag, comm, request, nullptr);
+}
+AMPI_PMPI_ALIAS(MPI_Isendrecv)
+
+extern "C" int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                                      int sendtag, int source, int recvtag, MPI_Comm comm,
+                                      MPI_Request *request) {
+  static constexpr const char *fn = "MPI_Isendrecv_replace";
+  auto self = enter(fn);
+  if (!request) return raise(comm, MPI_ERR_ARG, fn, "request=NULL");
+  Checked ck = check(*self, fn, buf, count, datatype, dest, sendtag, comm, false);
+  if (!ck.comm) return ck.err;
+  Checked rc = check(*self, fn, buf, count, datatype, source, recvtag, comm, true);
+  if (!rc.comm) return rc.err;
+  if (ck.bytes > static_cast<std::size_t>(INT_MAX))
+    return raise(comm, MPI_ERR_COUNT, fn, "%zu bytes are more than this call can send", ck.bytes);
+  auto copy = std::make_shared<std::byte[]>(ck.bytes ? ck.bytes : 1);
+  if (ck.bytes)
+    p2p::Data(buf, static_cast<std::size_t>(count), *ck.type).pack(0, copy.get(), ck.bytes);
+  const void *from = copy.get();
+  return isendrecv_common(fn, from, static_cast<int>(ck.bytes), MPI_BYTE, dest, sendtag, buf, count,
+                          datatype, source, recvtag, comm, request, std::move(copy));
+}
+AMPI_PMPI_ALIAS(MPI_Isendrecv_replace)
+
 extern "C" int PMPI_Wait(MPI_Request *request, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Wait";
   auto self = enter(fn);

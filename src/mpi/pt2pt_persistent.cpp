@@ -1,10 +1,14 @@
 // src/mpi/pt2pt_persistent.cpp — persistent requests (MPI_Send_init and its modes, MPI_Recv_init,
-// MPI_Start, MPI_Startall) and generalized requests (MPI_Grequest_start / _complete). A persistent
+// MPI_Start, MPI_Startall), generalized requests (MPI_Grequest_start / _complete) and MPI 4's
+// partitioned ones (MPI_Psend_init, MPI_Precv_init, MPI_Pready*, MPI_Parrived). A persistent
 // request keeps its handle across completions: MPI_Start restarts the operation it describes,
 // and between a completion being reported and the next MPI_Start it is inactive (the completion
 // calls treat it like MPI_REQUEST_NULL; see pt2pt.cpp).
+#include "mpi/comm_util.hpp"
 #include "mpi/pt2pt.hpp"
+#include "p2p/completion.hpp"
 
+#include <climits>
 #include <memory>
 
 using namespace ampi;
@@ -43,6 +47,8 @@ int init_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   return MPI_SUCCESS;
 }
 
+int transfer(Rank &self, p2p::Request &r, const char *fn);
+
 int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
   if (!r.op()) return raise(r.comm, MPI_ERR_REQUEST, fn, "%s is not a persistent request", what);
   if (r.active)
@@ -57,6 +63,19 @@ int start_one(Rank &self, p2p::Request &r, const char *fn, const char *what) {
     op.start(r);
     return MPI_SUCCESS;
   }
+  if (op.partitions > 0 && op.kind == p2p::Kind::Send && op.peer != MPI_PROC_NULL) {
+    // Partitioned: the message leaves when MPI_Pready has marked the last partition.
+    r.complete = false;
+    op.nready = 0;
+    op.ready.assign(static_cast<std::size_t>(op.partitions), false);
+    return MPI_SUCCESS;
+  }
+  return transfer(self, r, fn);
+}
+
+// The send or receive of an active persistent request, now.
+int transfer(Rank &self, p2p::Request &r, const char *fn) {
+  p2p::Persistent &op = *r.op();
   if (op.peer == MPI_PROC_NULL) {
     r.complete = true;
     r.status_source = MPI_PROC_NULL;
@@ -188,3 +207,158 @@ extern "C" int PMPI_Grequest_complete(MPI_Request request) {
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Grequest_complete)
+
+// ---- MPI 4: partitioned point-to-point (MPI 4.0 chapter 4) -----------------------------------
+// A partitioned send or receive is a persistent request of the whole buffer (partitions * count
+// elements) that travels as ONE message: MPI_Start posts the receive, and the send leaves when
+// MPI_Pready has marked its last partition. One message, not one per partition, because every
+// partition of a host buffer then costs nothing after the first (same-PE: one copy; another PE:
+// one eager message or one rendezvous), and the receiver learns of all partitions at once; so
+// MPI_Parrived reports every partition arrived when the message is. Device buffers take the
+// GPU path of every persistent send. The messages use the communicator's collective context with
+// tags from 2^29 up (partition_tag), apart from the communicator's ordinary messages and its
+// collectives' tags (below 2^29, and 2^30); a send and a receive match in the order their
+// requests are started, which is their init order whenever the two sides start them alike.
+namespace {
+
+int partition_tag(int tag) {
+  return (1 << 29) | (tag & ((1 << 29) - 1));
+}
+
+int pinit(const char *fn, const void *buf, int partitions, MPI_Count count, MPI_Datatype type,
+          int peer, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request, p2p::Kind kind) {
+  {
+    auto self = enter(fn);
+    int err = MPI_SUCCESS;
+    if (!find_comm(*self, comm, fn, &err)) return err;
+    if (!request) return raise(comm, MPI_ERR_ARG, fn, "request=NULL");
+    if (partitions < 1)
+      return raise(comm, MPI_ERR_ARG, fn, "partitions=%d is less than 1", partitions);
+    if (count < 0) return raise(comm, MPI_ERR_COUNT, fn, "count=%lld is negative", count);
+    if (count * partitions > INT_MAX)
+      return raise(comm, MPI_ERR_COUNT, fn,
+                   "partitions * count = %lld elements are more than this call can take (INT_MAX)",
+                   count * partitions);
+    if (peer == MPI_ANY_SOURCE)
+      return raise(comm, MPI_ERR_RANK, fn, "source=MPI_ANY_SOURCE is not allowed");
+    if (tag == MPI_ANY_TAG) return raise(comm, MPI_ERR_TAG, fn, "tag=MPI_ANY_TAG is not allowed");
+    if (!find_hints(*self, info, fn, &err)) return err;
+  }
+  const int total = static_cast<int>(count * partitions);
+  if (int e =
+          init_common(fn, buf, total, type, peer, tag, comm, kind, p2p::Mode::Standard, request))
+    return e;
+  auto self = enter(fn);
+  p2p::Persistent &op = *self->p2p.requests.find(*request)->op();
+  op.partitions = partitions;
+  op.context += 1; // the collective context (comm::Comm::coll_context)
+  op.tag = partition_tag(tag);
+  return MPI_SUCCESS;
+}
+
+// The active partitioned send `h`, or nullptr after raising.
+p2p::Request *psend(Rank &self, MPI_Request h, const char *fn, int *err) {
+  p2p::Request *r = find_request(self, h, fn, err);
+  if (!r) return nullptr;
+  const p2p::Persistent *op = r->op();
+  if (!op || op->partitions == 0 || op->kind != p2p::Kind::Send) {
+    *err = raise(r->comm, MPI_ERR_REQUEST, fn, "request is not a partitioned send");
+    return nullptr;
+  }
+  if (!r->active) {
+    *err = raise(r->comm, MPI_ERR_REQUEST, fn, "request is not active (call MPI_Start first)");
+    return nullptr;
+  }
+  return r;
+}
+
+int mark_ready(Rank &self, p2p::Request &r, int partition, const char *fn) {
+  p2p::Persistent &op = *r.op();
+  if (partition < 0 || partition >= op.partitions)
+    return raise(r.comm, MPI_ERR_ARG, fn, "partition=%d is not in [0, %d)", partition,
+                 op.partitions);
+  if (op.peer == MPI_PROC_NULL) return MPI_SUCCESS; // complete since MPI_Start
+  const auto i = static_cast<std::size_t>(partition);
+  if (op.ready[i])
+    return raise(r.comm, MPI_ERR_ARG, fn, "partition %d is already ready", partition);
+  op.ready[i] = true;
+  if (++op.nready == op.partitions) return transfer(self, r, fn);
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+extern "C" int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count,
+                               MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request) {
+  return pinit("MPI_Psend_init", buf, partitions, count, datatype, dest, tag, comm, info, request,
+               p2p::Kind::Send);
+}
+AMPI_PMPI_ALIAS(MPI_Psend_init)
+
+extern "C" int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                               int source, int tag, MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request) {
+  return pinit("MPI_Precv_init", buf, partitions, count, datatype, source, tag, comm, info, request,
+               p2p::Kind::Recv);
+}
+AMPI_PMPI_ALIAS(MPI_Precv_init)
+
+extern "C" int PMPI_Pready(int partition, MPI_Request request) {
+  static constexpr const char *fn = "MPI_Pready";
+  auto self = enter(fn);
+  int err = MPI_SUCCESS;
+  p2p::Request *r = psend(*self, request, fn, &err);
+  if (!r) return err;
+  return mark_ready(*self, *r, partition, fn);
+}
+AMPI_PMPI_ALIAS(MPI_Pready)
+
+extern "C" int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
+  static constexpr const char *fn = "MPI_Pready_range";
+  auto self = enter(fn);
+  int err = MPI_SUCCESS;
+  p2p::Request *r = psend(*self, request, fn, &err);
+  if (!r) return err;
+  if (partition_low > partition_high)
+    return raise(r->comm, MPI_ERR_ARG, fn, "partition_low=%d is above partition_high=%d",
+                 partition_low, partition_high);
+  for (int p = partition_low; p <= partition_high; ++p)
+    if (int e = mark_ready(*self, *r, p, fn)) return e;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Pready_range)
+
+extern "C" int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) {
+  static constexpr const char *fn = "MPI_Pready_list";
+  auto self = enter(fn);
+  int err = MPI_SUCCESS;
+  p2p::Request *r = psend(*self, request, fn, &err);
+  if (!r) return err;
+  if (length < 0) return raise(r->comm, MPI_ERR_ARG, fn, "length=%d is negative", length);
+  if (length > 0 && !array_of_partitions)
+    return raise(r->comm, MPI_ERR_ARG, fn, "array_of_partitions=NULL");
+  for (int i = 0; i < length; ++i)
+    if (int e = mark_ready(*self, *r, array_of_partitions[i], fn)) return e;
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Pready_list)
+
+extern "C" int PMPI_Parrived(MPI_Request request, int partition, int *flag) {
+  static constexpr const char *fn = "MPI_Parrived";
+  auto self = enter(fn);
+  int err = MPI_SUCCESS;
+  p2p::Request *r = find_request(*self, request, fn, &err);
+  if (!r) return err;
+  const p2p::Persistent *op = r->op();
+  if (!op || op->partitions == 0 || op->kind != p2p::Kind::Recv)
+    return raise(r->comm, MPI_ERR_REQUEST, fn, "request is not a partitioned receive");
+  if (!flag) return raise(r->comm, MPI_ERR_ARG, fn, "flag=NULL");
+  if (partition < 0 || partition >= op->partitions)
+    return raise(r->comm, MPI_ERR_ARG, fn, "partition=%d is not in [0, %d)", partition,
+                 op->partitions);
+  // Inactive (completed, or never started): its data is there (MPI 4.0 section 4.2.2).
+  *flag = !r->active || r->complete || p2p::test(*r);
+  return MPI_SUCCESS;
+}
+AMPI_PMPI_ALIAS(MPI_Parrived)

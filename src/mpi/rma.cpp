@@ -16,6 +16,11 @@
 using namespace ampi;
 using namespace ampi::mpi;
 
+namespace ampi::mpi {
+// A handler made by MPI_*_create_errhandler (src/mpi/errors.cpp: keeps MPI_ERRORS_ABORT's handle).
+MPI_Errhandler errhandler_insert(Rank &self, MPI_Comm_errhandler_function *f);
+} // namespace ampi::mpi
+
 namespace {
 
 int no_window(MPI_Win h, const char *fn) {
@@ -34,7 +39,9 @@ int raise_win(rma::Window &w, int code, const char *fn, const char *fmt, ...) {
   va_end(ap);
   const MPI_Errhandler eh = w.errhandler;
   if (eh == MPI_ERRORS_RETURN) return code;
-  if (const comm::UserErrhandler *u = w.self.comm.errhandlers.get(eh)) {
+  const comm::UserErrhandler *u =
+      eh == MPI_ERRORS_ABORT ? nullptr : w.self.comm.errhandlers.get(eh);
+  if (u) {
     // Created by MPI_Win_create_errhandler: called with the window.
     auto *f = reinterpret_cast<MPI_Win_errhandler_function *>(u->fn);
     MPI_Win h = w.handle;
@@ -263,6 +270,18 @@ std::vector<int> window_ranks(Rank &self, rma::Window &w, MPI_Group group, const
 }
 
 } // namespace
+
+int ampi::mpi::raise_window(MPI_Win win, int code, const char *fn, const char *fmt, ...) {
+  char detail[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  auto self = enter(fn);
+  rma::Window *w = self->rma.windows.find(win);
+  if (!w) return no_window(win, fn);
+  return raise_win(*w, code, fn, "%s", detail);
+}
 
 // -----------------------------------------------------------------------------------------------
 // Windows.
@@ -557,8 +576,8 @@ extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
   auto self = enter_any(fn);
   if (!function || !errhandler)
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function or errhandler is NULL");
-  *errhandler = self->comm.errhandlers.insert(
-      {reinterpret_cast<MPI_Comm_errhandler_function *>(function), 1});
+  *errhandler =
+      errhandler_insert(*self, reinterpret_cast<MPI_Comm_errhandler_function *>(function));
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Win_create_errhandler)

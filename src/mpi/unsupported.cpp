@@ -4,7 +4,7 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 104 stubs.
+// 134 stubs.
 
 #include "mpi/errors.hpp"
 
@@ -543,3 +543,168 @@ extern "C" int PMPI_Type_create_f90_integer(int, MPI_Datatype *) {
   return ampi::mpi::unsupported("MPI_Type_create_f90_integer");
 }
 AMPI_PMPI_ALIAS(MPI_Type_create_f90_integer)
+
+extern "C" int PMPI_Op_create_c(MPI_User_function_c *, int, MPI_Op *) {
+  return ampi::mpi::unsupported("MPI_Op_create_c");
+}
+AMPI_PMPI_ALIAS(MPI_Op_create_c)
+
+extern "C" int PMPI_File_read_at_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype,
+                                   MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_read_at_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_at_c)
+
+extern "C" int PMPI_File_read_at_all_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype,
+                                       MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_read_at_all_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_at_all_c)
+
+extern "C" int PMPI_File_write_at_c(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype,
+                                    MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_write_at_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_at_c)
+
+extern "C" int PMPI_File_write_at_all_c(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype,
+                                        MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_write_at_all_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_at_all_c)
+
+extern "C" int PMPI_File_iread_at_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype,
+                                    MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iread_at_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iread_at_c)
+
+extern "C" int PMPI_File_iread_at_all_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype,
+                                        MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iread_at_all_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iread_at_all_c)
+
+extern "C" int PMPI_File_iwrite_at_c(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype,
+                                     MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iwrite_at_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iwrite_at_c)
+
+extern "C" int PMPI_File_iwrite_at_all_c(MPI_File, MPI_Offset, const void *, MPI_Count,
+                                         MPI_Datatype, MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iwrite_at_all_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iwrite_at_all_c)
+
+extern "C" int PMPI_File_read_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_read_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_c)
+
+extern "C" int PMPI_File_read_all_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_read_all_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_all_c)
+
+extern "C" int PMPI_File_write_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_write_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_c)
+
+extern "C" int PMPI_File_write_all_c(MPI_File, const void *, MPI_Count, MPI_Datatype,
+                                     MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_write_all_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_all_c)
+
+extern "C" int PMPI_File_iread_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iread_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iread_c)
+
+extern "C" int PMPI_File_iread_all_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iread_all_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iread_all_c)
+
+extern "C" int PMPI_File_iwrite_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iwrite_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iwrite_c)
+
+extern "C" int PMPI_File_iwrite_all_c(MPI_File, const void *, MPI_Count, MPI_Datatype,
+                                      MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iwrite_all_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iwrite_all_c)
+
+extern "C" int PMPI_File_read_shared_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_read_shared_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_shared_c)
+
+extern "C" int PMPI_File_write_shared_c(MPI_File, const void *, MPI_Count, MPI_Datatype,
+                                        MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_write_shared_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_shared_c)
+
+extern "C" int PMPI_File_iread_shared_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iread_shared_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iread_shared_c)
+
+extern "C" int PMPI_File_iwrite_shared_c(MPI_File, const void *, MPI_Count, MPI_Datatype,
+                                         MPI_Request *) {
+  return ampi::mpi::unsupported("MPI_File_iwrite_shared_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_iwrite_shared_c)
+
+extern "C" int PMPI_File_read_ordered_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_read_ordered_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_ordered_c)
+
+extern "C" int PMPI_File_write_ordered_c(MPI_File, const void *, MPI_Count, MPI_Datatype,
+                                         MPI_Status *) {
+  return ampi::mpi::unsupported("MPI_File_write_ordered_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_ordered_c)
+
+extern "C" int PMPI_File_read_at_all_begin_c(MPI_File, MPI_Offset, void *, MPI_Count,
+                                             MPI_Datatype) {
+  return ampi::mpi::unsupported("MPI_File_read_at_all_begin_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_at_all_begin_c)
+
+extern "C" int PMPI_File_write_at_all_begin_c(MPI_File, MPI_Offset, const void *, MPI_Count,
+                                              MPI_Datatype) {
+  return ampi::mpi::unsupported("MPI_File_write_at_all_begin_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_at_all_begin_c)
+
+extern "C" int PMPI_File_read_all_begin_c(MPI_File, void *, MPI_Count, MPI_Datatype) {
+  return ampi::mpi::unsupported("MPI_File_read_all_begin_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_all_begin_c)
+
+extern "C" int PMPI_File_write_all_begin_c(MPI_File, const void *, MPI_Count, MPI_Datatype) {
+  return ampi::mpi::unsupported("MPI_File_write_all_begin_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_all_begin_c)
+
+extern "C" int PMPI_File_read_ordered_begin_c(MPI_File, void *, MPI_Count, MPI_Datatype) {
+  return ampi::mpi::unsupported("MPI_File_read_ordered_begin_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_read_ordered_begin_c)
+
+extern "C" int PMPI_File_write_ordered_begin_c(MPI_File, const void *, MPI_Count, MPI_Datatype) {
+  return ampi::mpi::unsupported("MPI_File_write_ordered_begin_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_write_ordered_begin_c)
+
+extern "C" int PMPI_File_get_type_extent_c(MPI_File, MPI_Datatype, MPI_Count *) {
+  return ampi::mpi::unsupported("MPI_File_get_type_extent_c");
+}
+AMPI_PMPI_ALIAS(MPI_File_get_type_extent_c)

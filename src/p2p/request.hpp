@@ -89,6 +89,11 @@ struct Persistent {
   // Persistent collectives (src/mpi/coll_common.hpp): what MPI_Start runs instead of a send or
   // receive; it completes the request later.
   std::function<void(Request &)> start;
+  // Partitioned sends and receives (MPI_Psend_init / MPI_Precv_init, src/mpi/pt2pt_persistent.cpp):
+  // the number of partitions (0: not partitioned) and, for a send, which are ready since MPI_Start.
+  int partitions = 0;
+  int nready = 0;
+  std::vector<bool> ready;
 };
 
 struct Generalized {
