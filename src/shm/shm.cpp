@@ -57,6 +57,27 @@ sockaddr_un abstract_address(const char *name, socklen_t &len) {
   return a;
 }
 
+// Maps every page of [p, p + bytes) into this process now, writable, so that no message pays a
+// page fault later. Without it the first pass through a fresh 1 MiB ring faults once per 4 KiB
+// page on both sides (the sender allocating and mapping, the receiver mapping): with one 64-byte
+// cell per small message, 1 message in 64 took 4-8 us instead of 0.25 us until about 16,000
+// messages had gone by (osu_latency -z: P99 16-30x the median at 1-256 B, not from 512 B on,
+// once the rings had wrapped). `fresh`: nobody else has the pages yet, so writing them is safe
+// where the kernel lacks MADV_POPULATE_WRITE (before 5.14); otherwise they are only read.
+void prefault(void *p, std::size_t bytes, bool fresh) noexcept {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  if (::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE) == 0) return;
+  for (std::uintptr_t a = begin; a < end; a += page) {
+    auto *b = reinterpret_cast<volatile unsigned char *>(a);
+    if (fresh)
+      *b = 0;
+    else
+      (void)*b;
+  }
+}
+
 } // namespace
 
 std::byte *Node::ring_at(void *segment, int slot) const noexcept {
@@ -123,7 +144,8 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
   ::close(fd);
   if (base == MAP_FAILED) fail("mmap", errno);
   n.maps_.push_back({base, n.segment_bytes_});
-  auto *hdr = new (base) SegmentHeader; // NOLINT: placement into the fresh (zeroed) segment
+  prefault(base, n.segment_bytes_, true); // all of it: every inbound ring
+  auto *hdr = new (base) SegmentHeader;   // NOLINT: placement into the fresh (zeroed) segment
   hdr->magic = kMagic;
   hdr->pid = mine.pid;
   hdr->slots = static_cast<std::uint32_t>(local);
@@ -157,6 +179,10 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
       throw std::runtime_error("ampi: shared memory: a peer's segment does not match ours");
     Out &o = n.out_[static_cast<std::size_t>(s)];
     std::byte *r = n.ring_at(pbase, n.my_slot_);
+    // Only what we touch there: its header (the sleeping word) and our ring (the others' rings
+    // stay unmapped here: 64 processes of a host map 63 peers' segments each).
+    prefault(pbase, kHeaderBytes, false);
+    prefault(r, sizeof(RingControl) + ring, false);
     o.ring = reinterpret_cast<RingControl *>(r);
     o.data = r + sizeof(RingControl);
     o.sleeping = &ph->sleeping;

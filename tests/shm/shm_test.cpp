@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,6 +123,32 @@ TEST(Shm, RecordsArriveInOrderThroughWrapAndFullRing) {
   }
   EXPECT_EQ(next_received, 5000u);
   EXPECT_GT(full, 0); // the ring did fill up
+}
+
+TEST(Shm, TheFirstPassThroughARingTakesNoPageFault) {
+  // Both processes' ends of every ring are mapped at start-up: a page fault on the first pass
+  // through a fresh ring cost a small message 4-8 us instead of 0.25 us (1 message in 64).
+  Pair p; // the default: a 1 MiB ring, 256 pages, each seen by the sender and the receiver
+  ASSERT_TRUE(p.node[0]);
+  const std::uint64_t records = 2 * p.node[0]->ring_bytes() / ampi::shm::kCell; // twice round
+  std::uint64_t received = 0;
+  auto receive = [&] {
+    return p.node[1]->poll([&](std::uint8_t, const std::byte *, std::size_t) { ++received; });
+  };
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_THREAD, &before);
+  for (std::uint64_t i = 0; i < records; ++i) {
+    while (!p.node[0]->try_send(1, 1, &i, sizeof i, nullptr, 0))
+      receive();
+    receive(); // one record in flight at a time, as in a ping-pong
+  }
+  while (receive()) {
+  }
+  ::getrusage(RUSAGE_THREAD, &after);
+  EXPECT_EQ(received, records);
+  // Without the start-up mapping: at least 512 (one per page on each side); a few allow for
+  // this thread's own stack or the allocator.
+  EXPECT_LE(after.ru_minflt - before.ru_minflt, 4) << "minor page faults while sending " << records;
 }
 
 TEST(Shm, SenderWakesASleepingReceiver) {
