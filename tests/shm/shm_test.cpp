@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <barrier>
 #include <cstring>
 #include <string>
@@ -180,6 +181,52 @@ TEST(Shm, SenderWakesASleepingReceiver) {
   ASSERT_TRUE(p.node[0]->try_send(1, 3, &value, sizeof value, nullptr, 0));
   pfd.revents = 0;
   EXPECT_EQ(::poll(&pfd, 1, 0), 0);
+}
+
+// Races between a receiver going to sleep and a sender publishing, many times over: a lost
+// wake-up leaves the receiver in poll() until its 20 s limit, which fails the test. Run with the
+// asymmetric fence (membarrier) and with a full fence in the sender.
+void no_wake_up_is_lost(bool asymmetric) {
+  ampi::shm::Config c;
+  c.asymmetric_fence = asymmetric;
+  Pair p(c);
+  ASSERT_TRUE(p.node[0]);
+  if (asymmetric && !p.node[0]->asymmetric()) GTEST_SKIP() << "no global expedited membarrier";
+  EXPECT_EQ(p.node[0]->asymmetric(), asymmetric);
+  EXPECT_EQ(p.node[1]->asymmetric(), asymmetric);
+  constexpr int kRecords = 3000;
+  std::atomic<int> received{0};
+  int sleeps = 0, lost = 0;
+  std::thread receiver([&] {
+    Node &n = *p.node[1];
+    while (received.load() < kRecords && lost == 0) {
+      if (n.poll([&](std::uint8_t, const std::byte *, std::size_t) { received.fetch_add(1); }))
+        continue;
+      if (!n.arm()) continue;
+      ++sleeps;
+      pollfd pfd{n.fd(), POLLIN, 0};
+      if (::poll(&pfd, 1, 20000) == 0) ++lost;
+      n.disarm();
+    }
+  });
+  for (int i = 0; i < kRecords; ++i) {
+    while (received.load() < i) // one record at a time: the receiver is often arming meanwhile
+      std::this_thread::yield();
+    for (int spin = 0; spin < i % 64; ++spin) // vary the moment
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    ASSERT_TRUE(p.node[0]->try_send(1, 1, &i, sizeof i, nullptr, 0));
+  }
+  receiver.join();
+  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(received.load(), kRecords);
+  EXPECT_GT(sleeps, 0); // the race was run
+}
+
+TEST(Shm, NoWakeUpIsLostWithTheAsymmetricFence) {
+  no_wake_up_is_lost(true);
+}
+TEST(Shm, NoWakeUpIsLostWithAFullFence) {
+  no_wake_up_is_lost(false);
 }
 
 TEST(Shm, CmaReadsAPeersMemory) {
