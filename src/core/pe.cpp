@@ -332,7 +332,9 @@ int Pe::run() {
         report_deadlock(); // nothing in this process can wake a rank, and nothing is outside it
       }
       // Idle: drive the network; after a short spin, sleep until it has something for us.
-      const bool progressed = port_->progress_spin();
+      // (The full progress here, not progress_spin: the 2000 spins before sleeping keep the
+      // length they were measured with.)
+      const bool progressed = port_->progress();
       if (termination_->idle(live_ranks_ == 0, !progressed && !scheduler_.has_ready())) break;
       if (progressed) {
         idle = 0;

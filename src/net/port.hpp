@@ -226,11 +226,11 @@ public:
     if (local_) any = progress_local();
     return progress_net() | any;
   }
-  // progress() for a PE that spins waiting for a message (a blocked rank alone on its PE, the
-  // idle scheduler loop): the rings every time, the network only every kNetEvery-th time while
-  // every other PE is on this host and nothing of ours is in flight over it. In a one-host job
-  // the network carries nothing else then, and an empty ucp_worker_progress took about as long as
-  // a poll of the rings: each spin that polls the rings only sees an arrival sooner.
+  // progress() for a rank that spins waiting for a message, alone on its PE: the rings every time,
+  // the network only every kNetEvery-th time while every other PE is on this host and nothing of
+  // ours is in flight over it. In a one-host job the network carries nothing else then, and an
+  // empty ucp_worker_progress took about as long as a poll of the rings: each spin that polls the
+  // rings only sees an arrival sooner.
   bool progress_spin() {
     if (local_only_ && !net_busy() && (++spins_ % kNetEvery) != 0) return progress_local();
     return progress();
