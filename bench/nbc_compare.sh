@@ -2,7 +2,8 @@
 # bench/nbc_compare.sh — osu_iallreduce's "pure communication" time against osu_allreduce's
 # latency, 8 B, for two builds of ampi side by side (the real OSU 7.4 built with our mpicc,
 # pointed at each build's libampi through LD_LIBRARY_PATH), interleaved round by round so that
-# both see the same load, in the layouts 1 process x 2/4/8 virtual ranks and 2 processes x 1.
+# both see the same load, in the layouts 1 process x 2/4/8 virtual ranks and 2 processes x 1 and
+# x 4 ranks (LAYOUTS="NP:VP ..." to choose; VP counts all ranks).
 # Prints the median over the rounds of each figure and the ratio iallreduce / allreduce per build.
 #   bench/nbc_compare.sh OLD_BUILD NEW_BUILD [rounds] [iterations]
 set -eu
@@ -18,7 +19,7 @@ run() {
   LD_LIBRARY_PATH="$1/lib" timeout 300 "$1/bin/ampirun" -np "$2" --vp "$3" "$OSU/$4" -m 8:8 \
     -i "$ITERS" -x 100 2>/dev/null | awk -v c="$5" '$1 == 8 { print $c }'
 }
-LAYOUTS="1:2 1:4 1:8 2:2"
+LAYOUTS=${LAYOUTS:-"1:2 1:4 1:8 2:2 2:8"}
 for i in $(seq "$ROUNDS"); do
   for l in $LAYOUTS; do
     np=${l%%:*} vp=${l#*:}

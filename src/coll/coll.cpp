@@ -3,6 +3,7 @@
 // operations to packed data.
 #include "coll/coll.hpp"
 
+#include "coll/inter.hpp"
 #include "coll/pe_coll.hpp"
 #include "copy/copy.hpp"
 #include "core/pe.hpp"
@@ -85,6 +86,16 @@ private:
   std::unique_ptr<p2p::Request[]> reqs_;
   std::size_t n_ = 0;
 };
+
+// p blocks of `bytes` one after another (the blocks of an intercommunicator's remote ranks).
+Blocks even(void *base, int p, std::size_t bytes) {
+  Blocks b;
+  b.base = static_cast<std::byte *>(base);
+  b.bytes.assign(static_cast<std::size_t>(p), bytes);
+  for (int i = 0; i < p; ++i)
+    b.off.push_back(static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * bytes));
+  return b;
+}
 
 std::unique_ptr<std::byte[]> scratch(std::size_t bytes) {
   return std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
@@ -238,6 +249,7 @@ int next_tag(const comm::Comm &c, int n) {
 // ---- barrier and broadcast ----
 
 void barrier(const comm::Comm &c, int tag) {
+  if (c.inter()) return inter::barrier(c, tag);
   if (pe::barrier(c, tag)) return;
   const int p = c.size();
   for (int k = 1; k < p; k <<= 1)
@@ -303,6 +315,7 @@ void scatter_allgather_bcast(const comm::Comm &c, int tag, void *buf, std::size_
 } // namespace
 
 void bcast(const comm::Comm &c, int tag, void *buf, std::size_t bytes, int root) {
+  if (c.inter()) return inter::bcast(c, tag, buf, bytes, root);
   const int p = c.size();
   if (p == 1) return;
   if (pe::bcast(c, tag, buf, bytes, root)) return;
@@ -340,6 +353,7 @@ void binomial_reduce(const comm::Comm &c, int tag, std::byte *acc, std::size_t c
 
 void reduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, std::size_t count,
             const Reducer &op, int root) {
+  if (c.inter()) return inter::reduce(c, tag, send_buf, recv_buf, count, op, root);
   const int p = c.size();
   const std::size_t bytes = count * op.extent;
   const void *mine = send_buf ? send_buf : recv_buf;
@@ -385,6 +399,7 @@ void reduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
 
 void allreduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf,
                std::size_t count, const Reducer &op) {
+  if (c.inter()) return inter::allreduce(c, tag, send_buf, recv_buf, count, op);
   const int p = c.size();
   const std::size_t bytes = count * op.extent;
   if (pe::allreduce(c, tag, send_buf, recv_buf, count, op)) return;
@@ -446,6 +461,7 @@ void allreduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_bu
 
 void reduce_scatter(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf,
                     const std::vector<std::size_t> &counts, const Reducer &op) {
+  if (c.inter()) return inter::reduce_scatter(c, tag, send_buf, recv_buf, counts, op);
   const int p = c.size();
   const Split s{counts};
   const std::size_t total = s.start.back() + s.count.back();
@@ -518,6 +534,7 @@ void exscan(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
 
 void gather(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, std::size_t bytes,
             int root) {
+  if (c.inter()) return inter::gather(c, tag, send_buf, recv_buf, bytes, root);
   const int p = c.size();
   const int r = c.rank;
   const auto pz = static_cast<std::size_t>(p);
@@ -574,6 +591,7 @@ void gather(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
 
 void scatter(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, std::size_t bytes,
              int root) {
+  if (c.inter()) return inter::scatter(c, tag, send_buf, recv_buf, bytes, root);
   const int p = c.size();
   const int r = c.rank;
   const auto pz = static_cast<std::size_t>(p);
@@ -628,6 +646,7 @@ void scatter(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf,
 
 void gatherv(const comm::Comm &c, int tag, const void *send_buf, std::size_t sbytes,
              const Blocks &rb, int root) {
+  if (c.inter()) return inter::gatherv(c, tag, send_buf, sbytes, rb, root);
   const int p = c.size();
   if (c.rank != root) {
     send(c, root, tag, send_buf, sbytes);
@@ -642,6 +661,7 @@ void gatherv(const comm::Comm &c, int tag, const void *send_buf, std::size_t sby
 
 void scatterv(const comm::Comm &c, int tag, const Blocks &sb, void *recv_buf, std::size_t rbytes,
               int root) {
+  if (c.inter()) return inter::scatterv(c, tag, sb, recv_buf, rbytes, root);
   const int p = c.size();
   if (c.rank != root) {
     recv(c, root, tag, recv_buf, rbytes);
@@ -658,6 +678,10 @@ void scatterv(const comm::Comm &c, int tag, const Blocks &sb, void *recv_buf, st
 
 void allgather(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf,
                std::size_t bytes) {
+  if (c.inter()) {
+    const Blocks rb = even(recv_buf, c.peer_size(), bytes);
+    return inter::allgatherv(c, tag, send_buf, bytes, rb);
+  }
   const int p = c.size(), r = c.rank;
   const auto pz = static_cast<std::size_t>(p);
   if (pe::allgather(c, tag, send_buf, recv_buf, bytes)) return;
@@ -686,6 +710,12 @@ void allgather(const comm::Comm &c, int tag, const void *send_buf, void *recv_bu
   const std::size_t head = static_cast<std::size_t>(p - r) * bytes;
   move_bytes(mine, tmp.get(), head);
   move_bytes(recv_buf, tmp.get() + head, static_cast<std::size_t>(r) * bytes);
+}
+
+void allgatherv(const comm::Comm &c, int tag, const void *send_buf, std::size_t sbytes,
+                const Blocks &rb) {
+  if (c.inter()) return inter::allgatherv(c, tag, send_buf, sbytes, rb);
+  allgatherv(c, tag, send_buf, rb);
 }
 
 void allgatherv(const comm::Comm &c, int tag, const void *send_buf, const Blocks &rb) {
@@ -728,6 +758,10 @@ void alltoall_bruck(const comm::Comm &c, int tag, const void *send_buf, void *re
 
 void alltoall(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf,
               std::size_t bytes) {
+  if (c.inter()) {
+    const Blocks sb = even(const_cast<void *>(send_buf), c.peer_size(), bytes);
+    return inter::alltoallv(c, tag, sb, even(recv_buf, c.peer_size(), bytes));
+  }
   const int p = c.size(), r = c.rank;
   move_bytes(at(recv_buf, static_cast<std::size_t>(r) * bytes),
              at(send_buf, static_cast<std::size_t>(r) * bytes), bytes);
@@ -761,6 +795,7 @@ void alltoall(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf
 }
 
 void alltoallv(const comm::Comm &c, int tag, const Blocks &sb, const Blocks &rb) {
+  if (c.inter()) return inter::alltoallv(c, tag, sb, rb);
   const int p = c.size(), r = c.rank;
   move_bytes(rb.at(r), sb.at(r), std::min(rb.len(r), sb.len(r)));
   if (p == 1) return;

@@ -3,7 +3,8 @@
 // barrier; binomial and scatter+ring-allgather broadcast; binomial and reduce-scatter+gather
 // reduce; recursive-doubling and ring (reduce-scatter + allgather) allreduce; binomial or linear
 // gather/scatter; Bruck and ring allgather; pairwise-exchange all-to-all; ring reduce-scatter;
-// recursive-doubling scan/exscan; neighbourhood exchanges.
+// recursive-doubling scan/exscan; neighbourhood exchanges. On an intercommunicator (a remote group)
+// they run the algorithms of inter.cpp.
 //
 // Every operation takes a tag: all messages of one collective use the communicator's collective
 // context and that tag (kBlockingTag for blocking ones; next_tag() hands out a fresh one per
@@ -83,6 +84,10 @@ void scatterv(const comm::Comm &c, int tag, const Blocks &send, void *recv, std:
 // send == nullptr: this rank's block is already in place in recv.
 void allgather(const comm::Comm &c, int tag, const void *send, void *recv, std::size_t bytes);
 void allgatherv(const comm::Comm &c, int tag, const void *send, const Blocks &recv);
+// The same with this rank's block size given (on an intercommunicator, `recv` holds the remote
+// ranks' blocks only).
+void allgatherv(const comm::Comm &c, int tag, const void *send, std::size_t sbytes,
+                const Blocks &recv);
 void alltoall(const comm::Comm &c, int tag, const void *send, void *recv, std::size_t bytes);
 void alltoallv(const comm::Comm &c, int tag, const Blocks &send, const Blocks &recv);
 // `send` holds sum(counts) elements (it may alias recv); rank r gets counts[r] elements.

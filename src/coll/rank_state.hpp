@@ -1,6 +1,8 @@
-// src/coll/rank_state.hpp — what collectives keep per virtual rank: the internal tasks that run
-// its non-blocking and persistent collectives now (core's Pe::spawn_helper, which owns them in a
-// per-PE pool; they act as the rank, and waking the rank wakes them too) and its user-defined
+// src/coll/rank_state.hpp — what collectives keep per virtual rank: its non-blocking collectives
+// that run as schedules of point-to-point steps (coll/nbc.cpp; core's Pe::block and Pe::yield run
+// the steps that became due, through Progress, so no task is needed), the internal tasks that run
+// its other non-blocking and persistent collectives now (core's Pe::spawn_helper, which owns them
+// in a per-PE pool; they act as the rank, and waking the rank wakes them too) and its user-defined
 // reduction operations (MPI_Op_create, handles of handles::kind::op), and how many blocking
 // collectives it ran among its PE's ranks on each communicator (what tells consecutive ones apart:
 // src/coll/pe_coll.cpp). core's Rank holds one (rank.coll).
@@ -23,7 +25,30 @@ struct UserOp {
   bool commutative = true;
 };
 
+// A non-blocking collective driven by progress (coll/nbc.cpp): advance() starts its next steps
+// and returns true once it has completed its request (it may then be destroyed).
+class Progress {
+public:
+  virtual ~Progress() = default;
+  virtual bool advance() = 0;
+};
+
 struct RankState {
+  // This rank's schedules in flight, and those whose messages of the current step are all complete
+  // (queued by the messages' completion, which also wakes the rank).
+  std::vector<std::unique_ptr<Progress>> schedules;
+  std::vector<Progress *> ready;
+  // Advances the schedules that are due, as the rank (from Pe::block/yield); true if any was.
+  bool run_ready() {
+    if (ready.empty()) [[likely]]
+      return false;
+    while (!ready.empty()) {
+      Progress *p = ready.back();
+      ready.pop_back();
+      if (p->advance()) std::erase_if(schedules, [p](const auto &s) { return s.get() == p; });
+    }
+    return true;
+  }
   std::vector<ult::Task *> helper_tasks; // those running a job for this rank now
   handles::HandleTable<UserOp, handles::kind::op> user_ops;
   // Blocking PE-aware collectives run so far, by communicator (context id << 32 | first member's

@@ -62,9 +62,21 @@ struct Comm {
   mutable std::shared_ptr<const coll::PeLayout> pe_layout;
   AttrStore attrs; // user attributes (MPI_Comm_set_attr)
   Info info;       // hints set by MPI_Comm_set_info / MPI_Comm_dup_with_info
+  // Intercommunicators only (null on intracommunicators): the remote group, which point-to-point
+  // ranks and most collective counts address; and the local group as an intracommunicator of its
+  // own (context + 2), on which the intercommunicator collectives run their steps inside one group
+  // (src/coll/inter.cpp), so that they never mix with the traffic between the groups.
+  std::shared_ptr<const Group> remote;
+  std::shared_ptr<const Comm> local;
 
   int size() const noexcept { return group->size(); }
   int world_rank(int r) const noexcept { return group->world_rank(r); }
+  bool inter() const noexcept { return remote != nullptr; }
+  // The group that point-to-point ranks address: the remote group of an intercommunicator.
+  int peer_size() const noexcept { return remote ? remote->size() : size(); }
+  int peer_world(int r) const noexcept {
+    return remote ? remote->world_rank(r) : group->world_rank(r);
+  }
   std::uint32_t coll_context() const noexcept { return context + 1; }
 };
 

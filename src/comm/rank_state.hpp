@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ampi::comm {
@@ -30,6 +31,10 @@ struct RankState {
   // Datatype attributes (MPI_Type_set_attr), by handle; their keyvals live in objects.keyvals.
   std::unordered_map<MPI_Datatype, AttrStore> type_attrs;
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
+  // Context agreements in flight (MPI_Comm_idup's overlap others), and the ids (first, count)
+  // they have taken meanwhile (src/comm/context.hpp).
+  int agreements = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> taken;
 };
 
 } // namespace ampi::comm

@@ -43,12 +43,12 @@ std::string plural(std::size_t n, const char *what) {
 // Picks the stacks' guard mode for `count` ranks and checks, before any stack is made, that their
 // mappings and address space fit the kernel's limits; throws StackError naming the limit and the
 // ways out otherwise. Page guards cost 2 mappings per rank, Check-mode slabs about one per 120
-// ranks; a per-rank copy of the program about kMapsPerCopy more (measured: hello, see below).
+// ranks; a per-rank copy of the program about c.maps_per_copy more (see below).
 ult::GuardMode choose_stack_guard(const PeConfig &c, std::size_t count) {
   // Mappings of one rank's copy of the program (src/privatize): its loaded segments, the RELRO
-  // split, the read-only parts mapped back from the program file. Measured: 5 for a C and a C++
-  // hello (bench/results/limits/maps_probe.c at --vp 10 and 210: 186 and 1,185 mappings).
-  constexpr std::size_t kMapsPerCopy = 5;
+  // split, a zero-filled part past the file's. Measured: 5 for a C and a C++ hello, mapped or
+  // dlopened (bench/results/limits/maps_probe.c at --vp 10 and 210: 192 and 1,190 mappings).
+  const std::size_t kMapsPerCopy = c.maps_per_copy;
   // Left for what comes after the stacks: UCX's and the program's own mappings, malloc's arenas.
   constexpr std::size_t kHeadroom = 1000;
   ult::ProcessLimits lim = ult::ProcessLimits::read();
@@ -199,6 +199,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
   world_group_ = comm::Group::range(0, pl.world_size);
   by_world_.assign(static_cast<std::size_t>(pl.world_size), nullptr);
   const int count = pl.count_of(config_.my_pe);
+  trace("PE: settings and world group");
   stacks_.emplace(config_.stack_size, choose_stack_guard(config_, static_cast<std::size_t>(count)));
   scheduler_.set_overflow_report(report_checked_overflow);
   ranks_.reserve(static_cast<std::size_t>(count));
@@ -227,6 +228,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     r->comm.comms.add(std::move(self));
     ranks_.push_back(std::move(rank));
   }
+  trace("rank stacks and tasks made");
   if (pmix_ && pl.npes > 1) {
     port_ = ucx::open_port(*pmix_, config_.my_pe, pl.npes, p2p_.net_handler, devptrs_,
                            net::PortConfig{p2p_.protocols.limits().net_eager_limit});
@@ -246,6 +248,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
                                    [&pmix] { pmix.fence(); }};
       port_->attach_local(shm::Node::open(config_.my_pe, npes, host_id(), config_.shm, exchange));
     }
+    trace("network port open");
     termination_.emplace(*port_, [this] {
       print_blocked_ranks();
       if (config_.my_pe == 0) { // let the other processes print theirs before the job ends
@@ -264,6 +267,7 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     scheduler_.spawn(r->task);
   live_ranks_ = count;
   install_crash_report();
+  trace("ranks created");
 }
 
 Pe::~Pe() {
@@ -355,6 +359,7 @@ int Pe::run() {
   }
   if (threaded()) threads_->unlock(); // the loop held it since the first threaded switch
   std::fflush(nullptr);
+  trace("every rank finished");
   return status;
 }
 
@@ -362,6 +367,9 @@ void Pe::block(const char *call) {
   if (thread_rank_) [[unlikely]] // a created thread: wait without the PE's thread
     return block_thread(call);
   Rank &r = current();
+  // A non-blocking collective of this rank has a step due (coll/nbc.cpp): take it and return,
+  // the caller re-checks what it waits for (it may be that collective's request).
+  if (r.coll.run_ready()) return;
   // Ranks that keep each other busy must not starve the network. If that progress did anything,
   // return instead of blocking: the caller re-checks what it waits for (it may be done now).
   const bool remote = port_->remote();

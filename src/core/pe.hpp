@@ -12,6 +12,7 @@
 #include "p2p/pe_state.hpp"
 #include "pmi/pmix_client.hpp"
 #include "settings/settings.hpp"
+#include "settings/startup_trace.hpp"
 #include "shm/shm.hpp"
 #include "ult/os_threads.hpp"
 #include "ult/scheduler.hpp"
@@ -46,6 +47,7 @@ struct PeConfig {
   std::string stack_guard = "auto";    // AMPI_STACK_GUARD: auto, page, check
   std::size_t max_map_count = 0;       // AMPI_MAX_MAP_COUNT (testing); 0: the kernel's
   bool copies = false;                 // the ranks run per-rank copies of the program (privatize)
+  std::size_t maps_per_copy = 5;       // mappings each copy takes (Programs::mappings_per_copy)
   std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
   bool verbose = false;                // AMPI_VERBOSE: notes on stderr (first PE only)
   bool rma_shm = true;                 // AMPI_RMA_SHM: windows of one host in shared memory
@@ -53,7 +55,8 @@ struct PeConfig {
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;
-  shm::Config shm; // AMPI_SHM_SEGMENT (used when protocol.shm)
+  shm::Config shm;              // AMPI_SHM_SEGMENT (used when protocol.shm)
+  settings::StartupTrace trace; // AMPI_DEBUG_STARTUP: the phases of start-up and teardown
   // From the settings read at start-up: AMPI_VP (or `default_vp`, or one rank per process),
   // AMPI_MAP, AMPI_STACK_SIZE, AMPI_EAGER_LIMIT and the rest; the PE count and index come from
   // PMIx when it is there.
@@ -77,6 +80,8 @@ public:
   static Pe *get_if() noexcept { return current_; }
 
   const PeConfig &config() const noexcept { return config_; }
+  // AMPI_DEBUG_STARTUP: a line for `phase` (nothing when off).
+  void trace(const char *phase) noexcept { config_.trace.mark(phase); }
   int world_size() const noexcept { return config_.placement.world_size; }
   int pe_of(int world_rank) const noexcept { return config_.placement.pe_of(world_rank); }
   const std::vector<std::unique_ptr<Rank>> &ranks() const noexcept { return ranks_; }
@@ -111,6 +116,7 @@ public:
   // the condition they wait for.
   void block(const char *call);
   void yield() noexcept {
+    current().coll.run_ready(); // steps of its non-blocking collectives that are due (coll/nbc.cpp)
     if (threaded()) [[unlikely]] {
       if (thread_rank_) return yield_thread();
       threads_->let_in(); // a rank polling lets the threads in too

@@ -121,6 +121,7 @@ void Pe::leave_call() noexcept {
 }
 
 void Pe::block_thread(const char *call) {
+  if (thread_rank_->coll.run_ready()) return; // a step of its non-blocking collectives is due
   ult::Threads &t = *threads_;
   // Counted as waiting (for the deadlock and termination checks) until a wake-up (which zeroes the
   // count) or until this returns.

@@ -59,6 +59,8 @@ struct StartPoint {
 int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, char **),
             StartPoint start) {
   const ampi::settings::Settings settings = read_settings();
+  ampi::settings::StartupTrace trace(settings.debug_startup, "process");
+  trace.mark("library start (the program's first constructor)");
   std::vector<std::string> args(argv, argv + argc);
   const int vp = take_vp_argument(args);
   auto join = []() -> std::optional<ampi::pmi::PmixClient> {
@@ -72,6 +74,8 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
   std::optional<ampi::pmi::PmixClient> pmix = join();
   const int npes = pmix ? pmix->size() : 1;
   const int my_pe = pmix ? pmix->rank() : 0;
+  if (trace.on()) trace.rename("process " + std::to_string(my_pe));
+  trace.mark(pmix ? "PMIx client connected" : "no PMIx (a singleton, or a one-process job)");
   ampi::PeConfig config = ampi::PeConfig::from_settings(settings, vp, npes, my_pe);
   try {
     // From the first constructor, the program's own constructors have not run: either each
@@ -88,7 +92,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
         std::string problem = image.problem();
         if (problem.empty()) {
           try {
-            programs.emplace(image, settings.privatize_dir);
+            programs.emplace(image, settings.privatize_dir, settings.privatize_loader);
           } catch (const std::exception &e) {
             problem = e.what();
           }
@@ -97,6 +101,11 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
           if (tell)
             for (const std::string &note : image.notes())
               std::fprintf(stderr, "ampi: note: %s: %s\n", image.path().c_str(), note.c_str());
+          if (tell && settings.verbose && !programs->dlopen_reason().empty())
+            std::fprintf(stderr,
+                         "ampi: note: %s: per-rank copies loaded with dlopen (start-up grows "
+                         "faster than linearly with the ranks of a process): %s\n",
+                         image.path().c_str(), programs->dlopen_reason().c_str());
           image.disable_fini();
           user_main = ampi::privatize::Programs::rank_main;
         } else if (tell) {
@@ -113,8 +122,18 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
     if (const link_map *program = ampi::privatize::program_link_map())
       ampi::redirect_device_reset(*program);
     config.copies = programs.has_value(); // their mappings count against vm.max_map_count
-    ampi::Pe pe(config, std::move(pmix), user_main, std::move(args), envp);
-    return pe.run();
+    if (programs) config.maps_per_copy = programs->mappings_per_copy();
+    trace.mark(programs ? "per-rank copies of the program prepared" : "program's constructors run");
+    config.trace = trace;
+    int status = 0;
+    {
+      ampi::Pe pe(config, std::move(pmix), user_main, std::move(args), envp);
+      status = pe.run();
+    }
+    trace.mark("PE destroyed");
+    programs.reset();
+    trace.mark("per-rank copies unloaded; exit");
+    return status;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ampi: %s\n", e.what());
     return 1;

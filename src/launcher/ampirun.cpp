@@ -55,6 +55,7 @@
 
 #include "binding.hpp"
 #include "settings/settings.hpp"
+#include "settings/startup_trace.hpp"
 
 #include <algorithm>
 #include <array>
@@ -628,6 +629,10 @@ std::vector<ProcessPlan> plan_job(const Options &options) {
         std::any_of(options.exports.begin(), options.exports.end(),
                     [](const auto &kv) { return kv.first == "UCX_NET_DEVICES"; });
     if (!net_devices_given) vars.emplace_back("UCX_NET_DEVICES", "lo");
+    // The process's rank and the job's size, as Open MPI's mpirun sets them: the library runs
+    // a one-process job without PMIx (src/pmi/pmix_client.cpp).
+    vars.emplace_back("OMPI_COMM_WORLD_RANK", index);
+    vars.emplace_back("OMPI_COMM_WORLD_SIZE", count);
     // Local (per-node) process rank and count, as other launchers set them; one node.
     vars.emplace_back("OMPI_COMM_WORLD_LOCAL_RANK", index);
     vars.emplace_back("OMPI_COMM_WORLD_LOCAL_SIZE", count);
@@ -1444,6 +1449,8 @@ public:
   InfoArray(const InfoArray &) = delete;
   InfoArray &operator=(const InfoArray &) = delete;
   ~InfoArray() {
+    for (std::size_t i : lent_)
+      info_[i].value.type = PMIX_UNDEF; // not ours to release
     if (info_) PMIX_INFO_FREE(info_, capacity_);
   }
 
@@ -1458,6 +1465,17 @@ public:
   void add_u16(const char *key, std::uint16_t value) { add(key, &value, PMIX_UINT16); }
   void add_rank(const char *key, pmix_rank_t value) { add(key, &value, PMIX_PROC_RANK); }
   void add_bool(const char *key, bool value) { add(key, &value, PMIX_BOOL); }
+  // A topology lent, not copied (PMIX_INFO_LOAD would copy the tree with hwloc_topology_dup,
+  // and the copy would go with this array while libpmix keeps pointing to it): the caller keeps
+  // `topo` and its tree alive, and the array's release leaves them alone.
+  void add_topology(const char *key, pmix_topology_t *topo) {
+    if (size_ == capacity_) throw FatalError{"internal error: PMIx info array too small"};
+    pmix_info_t &info = info_[size_];
+    PMIX_LOAD_KEY(info.key, key);
+    info.value.type = PMIX_TOPO;
+    info.value.data.topo = topo;
+    lent_.push_back(size_++);
+  }
   // Adds `key` holding `inner` (a data array of pmix_info_t), which it takes over.
   void add_array(const char *key, InfoArray &&inner) {
     if (size_ == capacity_) throw FatalError{"internal error: PMIx info array too small"};
@@ -1481,6 +1499,7 @@ private:
   pmix_info_t *info_ = nullptr;
   std::size_t capacity_ = 0;
   std::size_t size_ = 0;
+  std::vector<std::size_t> lent_; // entries whose values the array does not own
 };
 
 std::string pmix_error(pmix_status_t rc) {
@@ -1517,7 +1536,8 @@ std::string job_namespace() {
 // ampirun's embedded PMIx server and the job's namespace in it.
 class PmixServer {
 public:
-  PmixServer(const std::string &dir, EventQueue &events, int processes) {
+  // `topology`: the machine's, already loaded (nullptr: libpmix loads its own).
+  PmixServer(const std::string &dir, EventQueue &events, int processes, hwloc_topology_t topology) {
     g_events = &events;
     g_callbacks = &callbacks_;
     g_nspace = job_namespace();
@@ -1530,7 +1550,7 @@ public:
     module_.fence_nb = on_fence;
     module_.direct_modex = on_direct_modex;
 
-    InfoArray info(7);
+    InfoArray info(8);
     info.add_string(PMIX_SERVER_TMPDIR, dir);
     info.add_string(PMIX_SYSTEM_TMPDIR, dir);
     info.add_bool(PMIX_SERVER_TOOL_SUPPORT, false);
@@ -1539,6 +1559,11 @@ public:
     // Loopback only (the default, stated), IPv4 only: the one table PeerCheck reads.
     info.add_bool(PMIX_SERVER_REMOTE_CONNECTIONS, false);
     info.add_bool(PMIX_TCP_DISABLE_IPV6, true);
+    // Ours, lent: libpmix keeps the pointer (an external topology, which it never destroys),
+    // and Bindings outlives the server.
+    topology_.source = const_cast<char *>("hwloc");
+    topology_.topology = topology;
+    if (topology != nullptr) info.add_topology(PMIX_TOPOLOGY2, &topology_);
     if (pmix_status_t rc = PMIx_server_init(&module_, info.data(), info.size()); rc != PMIX_SUCCESS)
       throw FatalError{"cannot start the PMIx server: " + pmix_error(rc)};
     initialized_ = true;
@@ -1655,8 +1680,9 @@ public:
   }
 
 private:
-  CallbackThread callbacks_; // started before libpmix's thread, stopped before its finalize
-  PeerCheck peers_;          // used by libpmix's thread once the server runs
+  pmix_topology_t topology_{}; // lent to libpmix (points into Bindings, which outlives us)
+  CallbackThread callbacks_;   // started before libpmix's thread, stopped before its finalize
+  PeerCheck peers_;            // used by libpmix's thread once the server runs
   pmix_server_module_t module_{};
   bool initialized_ = false;
   bool nspace_registered_ = false;
@@ -2234,16 +2260,35 @@ private:
   std::thread thread_; // last: starts once the members above exist
 };
 
+// AMPI_DEBUG_STARTUP from ampirun's own environment (a bad value is refused with the others, by
+// check_settings): its origin is now, and the job's processes get it through their environment.
+ampi::settings::StartupTrace startup_trace() {
+  const std::int64_t value = ampi::settings::Settings::from_environment().values.debug_startup;
+  return {value == 0 ? 0 : ampi::settings::StartupTrace::now_us(), "ampirun"};
+}
+
 int run(int argc, char **argv) {
+  ampi::settings::StartupTrace trace = startup_trace();
+  trace.mark("main");
   ensure_standard_descriptors();
   Options options = parse_command_line(argc, argv);
+  if (trace.on())
+    options.exports.emplace_back("AMPI_DEBUG_STARTUP", std::to_string(trace.origin()));
   const std::string path = resolve_program(options.argv.front());
   scrub_environment();
+  // The job's data in libpmix's plain hash store, not its shared-memory stores (ds12, ds21):
+  // those cost a client 40-50 ms more in PMIx_Init (attaching, mapping and locking the
+  // segments), ampirun 20-45 ms more to shut down, and 8 MB of files in its directory, for a
+  // job whose processes fetch a handful of keys each (2-vCPU VM, loaded, 3 runs each way). An
+  // MCA parameter, so that the server and its clients (which inherit it) agree; one given in
+  // the environment still chooses.
+  ::setenv("PMIX_MCA_gds", "hash", 0);
   // What ampirun and libpmix create (libpmix makes its directories 0750) is its user's only; the
   // job's processes get the user's umask back.
   const mode_t user_umask = ::umask(077);
   // First: forked while ampirun is one thread, and destroyed last, once the rest is removed.
   Cleaner cleaner;
+  trace.mark("cleaner forked");
   MpsDaemon mps(options.mps, options.processes,
                 cleaner); // before plan_job: it may export variables
   std::vector<ProcessPlan> plans = plan_job(options);
@@ -2252,18 +2297,21 @@ int run(int argc, char **argv) {
   // After keep_launcher_off_gpus (hwloc must not load its CUDA plugins here) and before any
   // thread starts; the MPS daemon, started above, is never bound: only the job's processes.
   ampirun::Bindings bindings(options.bind, options.processes, options.oversubscribe);
+  trace.mark("job planned, topology loaded (hwloc)");
   const std::vector<int> inherited_fds = inherited_descriptors();
 
   // Before libpmix starts its thread, so that the thread inherits the blocked signals.
   const SignalSetup signals = setup_signals();
   EventQueue events;
   PrivateDir dir(cleaner);
-  PmixServer server(dir.path(), events, options.processes);
+  PmixServer server(dir.path(), events, options.processes, bindings.topology());
+  trace.mark("PMIx server started");
   server.register_job();
 
   std::vector<ExecImage> images;
   for (ProcessPlan &plan : plans)
     images.push_back({path, options.argv, server.register_client(plan.index, plan.environment)});
+  trace.mark("job and clients registered");
 
   std::vector<ChildOutput> outputs;
   if (options.tag_output)
@@ -2287,6 +2335,7 @@ int run(int argc, char **argv) {
     streams.emplace_back(static_cast<int>(p), std::move(outputs[p].err.read), STDERR_FILENO);
   }
 
+  trace.mark("processes forked and bound");
   if (options.report_bindings) report_bindings(plans, children, options, bindings);
 
   int exec_failure = 0;
@@ -2300,6 +2349,7 @@ int run(int argc, char **argv) {
       exec_failure = err;
     }
   }
+  trace.mark("processes released (exec)");
   int status = 0;
   bool clean = true;
   {
@@ -2313,6 +2363,7 @@ int run(int argc, char **argv) {
       status = job.wait();
     }
     clean = job.clients_finalized() && !job.refused_any();
+    trace.mark("processes ended");
   }
   if (!clean) {
     // A client went away without PMIx_Finalize, or a connection was refused. libpmix 4.2 may
@@ -2327,6 +2378,7 @@ int run(int argc, char **argv) {
   }
   ShutdownWatchdog watchdog(dir, status);
   server.shutdown();
+  trace.mark("PMIx server shut down");
   return status;
 }
 

@@ -95,8 +95,7 @@ Bindings::Bindings(BindUnit unit, int processes, bool quiet) {
                    "(--bind-to none to silence this)\n",
                    processes, slots.size(), what, slots.size() == 1 ? "" : "s");
     }
-    topology_.reset();
-    return;
+    return; // (the topology stays, for the PMIx server: places_ is empty, nothing is bound)
   }
 
   places_.resize(static_cast<std::size_t>(processes));

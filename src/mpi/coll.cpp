@@ -2,6 +2,7 @@
 // allreduce, reduce_scatter(_block), scan, exscan; blocking and non-blocking), local reductions
 // and user-defined operations (MPI_Op_create/free/commutative): argument checks and datatype and
 // operation resolution over src/coll. Data-movement collectives: coll_data.cpp.
+#include "coll/nbc.hpp"
 #include "mpi/coll_common.hpp"
 
 #include <cstring>
@@ -71,6 +72,12 @@ bool check_alias(Call &call, const void *sendbuf, const void *recvbuf, long long
   return true;
 }
 
+// MPI_IN_PLACE is not defined on intercommunicators for the all-to-all reductions.
+bool in_place_ok(Call &call, const void *sendbuf) {
+  return sendbuf != MPI_IN_PLACE || !call.inter() ||
+         call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is not allowed on an intercommunicator");
+}
+
 int barrier_impl(MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call) return call.err;
@@ -84,12 +91,13 @@ int bcast_impl(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
   const datatype::Type *tp = call.type(type);
   if (!tp) return call.err;
   if (!call.buffer(buf, count, "buffer")) return call.err;
-  return call.launch([t = *tp, buf, count, root](const comm::Comm &c, int tag) {
-    const bool at_root = c.rank == root;
-    Packed d(t, buf, static_cast<std::size_t>(count), at_root);
-    coll::bcast(c, tag, d.data(), d.bytes(), root);
-    if (!at_root) d.store();
-  });
+  if (call.idle(root)) return call.launch([](const comm::Comm &, int) {});
+  return call.launch(
+      [t = *tp, buf, count, root, at_root = call.at_root(root)](const comm::Comm &c, int tag) {
+        Packed d(t, buf, static_cast<std::size_t>(count), at_root);
+        coll::bcast(c, tag, d.data(), d.bytes(), root);
+        if (!at_root) d.store();
+      });
 }
 
 int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -98,17 +106,19 @@ int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
   if (!call || !call.root(root)) return call.err;
   Reduction red(call, count, type, op);
   if (!red.ok) return call.err;
-  const bool at_root = call.rank() == root;
-  if (sendbuf == MPI_IN_PLACE && !at_root)
+  if (call.idle(root)) return call.launch([](const comm::Comm &, int) {});
+  const bool at_root = call.at_root(root);
+  if (sendbuf == MPI_IN_PLACE && (!at_root || call.inter()))
     return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is only allowed at the root"), call.err;
   if (at_root && !check_alias(call, sendbuf, recvbuf, count)) return call.err;
-  if (!call.buffer(sendbuf, count, "sendbuf") ||
+  if ((!(at_root && call.inter()) && !call.buffer(sendbuf, count, "sendbuf")) ||
       (at_root && !call.buffer(recvbuf, count, "recvbuf")))
     return call.err;
   return call.launch(
-      [red = std::move(red), sendbuf, recvbuf, count, root](const comm::Comm &c, int tag) {
+      [red = std::move(red), sendbuf, recvbuf, count, root, at_root](const comm::Comm &c, int tag) {
         const auto n = static_cast<std::size_t>(count);
-        const bool at_root = c.rank == root, in_place = sendbuf == MPI_IN_PLACE;
+        // An intercommunicator's root sends nothing: as if in place.
+        const bool in_place = sendbuf == MPI_IN_PLACE || (c.inter() && at_root);
         Packed out(red.t, at_root ? recvbuf : nullptr, n, in_place);
         Packed in(red.t, in_place ? nullptr : sendbuf, n, true);
         coll::reduce(c, tag, in_place ? nullptr : in.data(), out.data(), n, red.op, root);
@@ -120,10 +130,27 @@ int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
                    MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   Reduction red(call, count, type, op);
-  if (!red.ok) return call.err;
+  if (!red.ok || !in_place_ok(call, sendbuf)) return call.err;
   if (!check_alias(call, sendbuf, recvbuf, count) || !call.buffer(sendbuf, count, "sendbuf") ||
       !call.buffer(recvbuf, count, "recvbuf"))
     return call.err;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const auto n = static_cast<std::size_t>(count);
+  if (call.form != Call::Form::Blocking && !call.c->inter() && red.t.contiguous &&
+      n * red.t.size <= coll::kScheduleAllreduceMax && !p2p::on_device(recvbuf) &&
+      (in_place || !p2p::on_device(sendbuf))) {
+    // A schedule of messages driven by progress (coll/nbc.cpp), no helper task.
+    auto start = [&](auto *buf) { return buf ? datatype::data_start(red.t, buf) : nullptr; };
+    const void *in = in_place ? nullptr : start(sendbuf);
+    void *out = start(recvbuf);
+    if (call.form == Call::Form::Persistent)
+      return call.persist([in, out, n, op = red.op](const comm::Comm &c, int tag, p2p::Request &r) {
+        coll::iallreduce(*r.owner, c, tag, in, out, n, op, r);
+      });
+    p2p::Request &r = call.new_request();
+    coll::iallreduce(*call.self, *call.c, coll::next_tag(*call.c), in, out, n, red.op, r);
+    return MPI_SUCCESS;
+  }
   return call.launch([red = std::move(red), sendbuf, recvbuf, count](const comm::Comm &c, int tag) {
     const auto n = static_cast<std::size_t>(count);
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -142,7 +169,7 @@ int reduce_scatter_impl(const void *sendbuf, void *recvbuf, std::vector<int> cou
     total += n;
   const int mine = counts[static_cast<std::size_t>(call.rank())];
   Reduction red(call, 0, type, op);
-  if (!red.ok) return call.err;
+  if (!red.ok || !in_place_ok(call, sendbuf)) return call.err;
   if (!check_alias(call, sendbuf, recvbuf, total) || !call.buffer(sendbuf, total, "sendbuf") ||
       !call.buffer(recvbuf, mine, "recvbuf"))
     return call.err;
@@ -169,8 +196,9 @@ int reduce_scatter_impl(const void *sendbuf, void *recvbuf, std::vector<int> cou
 int scan_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
               MPI_Comm comm, ReqArg req, bool exclusive, const char *fn) {
   Call call(fn, comm, req);
+  if (call && !call.intra_only()) return call.err;
   Reduction red(call, count, type, op);
-  if (!red.ok) return call.err;
+  if (!red.ok || !in_place_ok(call, sendbuf)) return call.err;
   if (!check_alias(call, sendbuf, recvbuf, count) || !call.buffer(sendbuf, count, "sendbuf") ||
       !call.buffer(recvbuf, count, "recvbuf"))
     return call.err;

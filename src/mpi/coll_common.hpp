@@ -3,7 +3,9 @@
 // contiguous datatypes, packed copies otherwise), and starting a collective either now (blocking),
 // or in an internal task of the rank that completes an MPI request (non-blocking), or at each
 // MPI_Start of a persistent request (MPI_<Coll>_init, MPI-4.0 section 6.13). The three forms run
-// the same algorithm of src/coll, as one closure `f(comm, tag)`.
+// the same algorithm of src/coll, as one closure `f(comm, tag)`; where src/coll has a
+// progress-driven schedule (coll/nbc.hpp: allreduce up to 64 KiB), the non-blocking and persistent
+// forms start that instead (new_request(), persist()).
 #pragma once
 
 #include "coll/coll.hpp"
@@ -79,8 +81,29 @@ struct Call {
     return n >= 0 || fail(MPI_ERR_COUNT, "%s=%d is negative", arg, n);
   }
   bool root(int r) {
+    if (inter())
+      return r == MPI_ROOT || r == MPI_PROC_NULL || (r >= 0 && r < peers()) ||
+             fail(MPI_ERR_ROOT,
+                  "root=%d is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the remote group "
+                  "(size %d) of the intercommunicator",
+                  r, peers());
     return (r >= 0 && r < size()) ||
            fail(MPI_ERR_ROOT, "root=%d is not a rank of the communicator (size %d)", r, size());
+  }
+  // Intercommunicators: the ranks the data comes from or goes to are the remote group's.
+  bool inter() const { return c->inter(); }
+  int peers() const { return c->peer_size(); }
+  // Whether this rank is the root of a rooted collective (MPI_ROOT on an intercommunicator).
+  bool at_root(int r) const { return inter() ? r == MPI_ROOT : rank() == r; }
+  // On an intercommunicator, the members of the root's group other than the root (MPI_PROC_NULL)
+  // take no part: none of their arguments is significant.
+  bool idle(int r) const { return inter() && r == MPI_PROC_NULL; }
+  // Collectives that MPI defines on intracommunicators only (scan, exscan).
+  bool intra_only() {
+    return !inter() || fail(MPI_ERR_COMM,
+                            "%s is defined on intracommunicators only, and %s is an "
+                            "intercommunicator",
+                            fn, comm_label(*c));
   }
   bool buffer(const void *b, long long n, const char *arg) {
     return b || n <= 0 || fail(MPI_ERR_BUFFER, "%s=NULL with a count of %lld", arg, n);
@@ -98,6 +121,39 @@ struct Call {
     return n <= 0 || a || fail(MPI_ERR_ARG, "%s=NULL", arg);
   }
 
+  // The request of a non-blocking or persistent collective, in *req.
+  p2p::Request &new_request() {
+    p2p::Request &r = self->p2p.requests.create(*self);
+    r.kind = p2p::Kind::Send; // its status carries nothing but MPI_ERROR
+    r.comm = h;
+    r.collective = true;
+    *req = r.handle;
+    return r;
+  }
+
+  // Persistent, on a progress-driven schedule (coll/nbc.hpp): each MPI_Start runs
+  // `start(comm, tag, request)`, which must complete the request later; the tag is taken here,
+  // once, as in launch().
+  template <class F> int persist(F &&start) {
+    const int tag = coll::next_tag(*c);
+    p2p::Request &r = new_request();
+    r.persistent = true;
+    r.active = false;
+    comm::Comm comm;
+    comm.context = c->context;
+    comm.rank = c->rank;
+    comm.group = c->group;
+    comm.handle = c->handle;
+    comm.pe_layout = c->pe_layout;
+    auto op = std::make_unique<p2p::Persistent>();
+    op->kind = p2p::Kind::Send;
+    op->start = [comm = std::move(comm), tag, f = std::forward<F>(start)](p2p::Request &pr) {
+      f(comm, tag, pr);
+    };
+    r.ext().op = std::move(op);
+    return MPI_SUCCESS;
+  }
+
   // Runs `f(comm, tag)` now (blocking); or in a pooled internal task of the rank (core's
   // Pe::spawn_helper) that completes a new request *req at its end (non-blocking); or makes *req
   // a persistent request whose every MPI_Start runs `f` that way (persistent: the tags are taken
@@ -111,17 +167,16 @@ struct Call {
       return MPI_SUCCESS;
     }
     const int tag = coll::next_tag(*c, ntags);
-    p2p::Request &r = self->p2p.requests.create(*self);
-    r.kind = p2p::Kind::Send; // its status carries nothing but MPI_ERROR
-    r.comm = h;
-    r.collective = true;
-    *req = r.handle;
+    p2p::Request &r = new_request();
     // The task keeps what the algorithms use of the communicator (the user may free it).
     comm::Comm comm;
     comm.context = c->context;
     comm.rank = c->rank;
     comm.group = c->group;
     comm.handle = c->handle;
+    comm.remote = c->remote;
+    comm.local = c->local;
+    comm.pe_layout = c->pe_layout; // else the PE-aware path would rebuild it at every call
     if (form == Form::Persistent) {
       r.persistent = true;
       r.active = false;

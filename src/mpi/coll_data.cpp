@@ -91,16 +91,20 @@ int gather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recvb
                 MPI_Datatype rtype, int root, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
-  const bool at_root = call.rank() == root, in_place = sendbuf == MPI_IN_PLACE;
+  if (call.idle(root)) return call.launch([](const comm::Comm &, int) {});
+  // At an intercommunicator's root nothing is sent: as if in place.
+  const bool at_root = call.at_root(root),
+             in_place = sendbuf == MPI_IN_PLACE || (call.inter() && at_root);
   datatype::Type st, rt;
   if (in_place && !at_root)
     return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is only allowed at the root"), call.err;
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st)) return call.err;
-  if (at_root && !side(call, recvbuf, rcount, rtype, "recvcount", rt, call.size())) return call.err;
+  if (at_root && !side(call, recvbuf, rcount, rtype, "recvcount", rt, call.peers()))
+    return call.err;
   if (at_root && !in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
-    const std::size_t p = sz(c.size());
-    if (c.rank != root) {
+    const std::size_t p = sz(c.peer_size());
+    if (!at_root) {
       Packed in(st, sendbuf, sz(scount), true);
       coll::gather(c, tag, in.data(), nullptr, in.bytes(), root);
       return;
@@ -116,16 +120,20 @@ int scatter_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recv
                  MPI_Datatype rtype, int root, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
-  const bool at_root = call.rank() == root, in_place = recvbuf == MPI_IN_PLACE;
+  if (call.idle(root)) return call.launch([](const comm::Comm &, int) {});
+  // At an intercommunicator's root nothing is received: as if in place.
+  const bool at_root = call.at_root(root),
+             in_place = recvbuf == MPI_IN_PLACE || (call.inter() && at_root);
   datatype::Type st, rt;
   if (in_place && !at_root)
     return call.fail(MPI_ERR_BUFFER, "recvbuf=MPI_IN_PLACE is only allowed at the root"), call.err;
   if (!in_place && !side(call, recvbuf, rcount, rtype, "recvcount", rt)) return call.err;
-  if (at_root && !side(call, sendbuf, scount, stype, "sendcount", st, call.size())) return call.err;
+  if (at_root && !side(call, sendbuf, scount, stype, "sendcount", st, call.peers()))
+    return call.err;
   if (at_root && !in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
-    const std::size_t p = sz(c.size());
-    if (c.rank != root) {
+    const std::size_t p = sz(c.peer_size());
+    if (!at_root) {
       Packed out(rt, recvbuf, sz(rcount), false);
       coll::scatter(c, tag, nullptr, out.data(), out.bytes(), root);
       out.store();
@@ -143,7 +151,10 @@ int gatherv_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recv
                  MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
-  const bool at_root = call.rank() == root, in_place = sendbuf == MPI_IN_PLACE;
+  if (call.idle(root)) return call.launch([](const comm::Comm &, int) {});
+  // At an intercommunicator's root nothing is sent: as if in place.
+  const bool at_root = call.at_root(root),
+             in_place = sendbuf == MPI_IN_PLACE || (call.inter() && at_root);
   datatype::Type st;
   TypeList rt(1);
   std::vector<int> counts;
@@ -152,15 +163,15 @@ int gatherv_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *recv
     return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is only allowed at the root"), call.err;
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st)) return call.err;
   if (at_root) {
-    if (!call.counts(rcounts, call.size(), "recvcounts") ||
-        !call.array(displs, call.size(), "displs") ||
+    if (!call.counts(rcounts, call.peers(), "recvcounts") ||
+        !call.array(displs, call.peers(), "displs") ||
         !side(call, recvbuf, 0, rtype, "recvcount", rt[0]))
       return call.err;
-    counts.assign(rcounts, rcounts + call.size());
-    d = byte_displs(displs, call.size(), rt[0]);
+    counts.assign(rcounts, rcounts + call.peers());
+    d = byte_displs(displs, call.peers(), rt[0]);
   }
   return call.launch([=](const comm::Comm &c, int tag) {
-    if (c.rank != root) {
+    if (!at_root) {
       Packed in(st, sendbuf, sz(scount), true);
       coll::gatherv(c, tag, in.data(), in.bytes(), {}, root);
       return;
@@ -177,7 +188,10 @@ int scatterv_impl(const void *sendbuf, const int scounts[], const int displs[], 
                   ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call || !call.root(root)) return call.err;
-  const bool at_root = call.rank() == root, in_place = recvbuf == MPI_IN_PLACE;
+  if (call.idle(root)) return call.launch([](const comm::Comm &, int) {});
+  // At an intercommunicator's root nothing is received: as if in place.
+  const bool at_root = call.at_root(root),
+             in_place = recvbuf == MPI_IN_PLACE || (call.inter() && at_root);
   datatype::Type rt;
   TypeList st(1);
   std::vector<int> counts;
@@ -186,16 +200,16 @@ int scatterv_impl(const void *sendbuf, const int scounts[], const int displs[], 
     return call.fail(MPI_ERR_BUFFER, "recvbuf=MPI_IN_PLACE is only allowed at the root"), call.err;
   if (!in_place && !side(call, recvbuf, rcount, rtype, "recvcount", rt)) return call.err;
   if (at_root) {
-    if (!call.counts(scounts, call.size(), "sendcounts") ||
-        !call.array(displs, call.size(), "displs") ||
+    if (!call.counts(scounts, call.peers(), "sendcounts") ||
+        !call.array(displs, call.peers(), "displs") ||
         !side(call, sendbuf, 0, stype, "sendcount", st[0]))
       return call.err;
-    counts.assign(scounts, scounts + call.size());
-    d = byte_displs(displs, call.size(), st[0]);
+    counts.assign(scounts, scounts + call.peers());
+    d = byte_displs(displs, call.peers(), st[0]);
   }
   return call.launch([=](const comm::Comm &c, int tag) {
     Packed out(rt, in_place ? nullptr : recvbuf, in_place ? 0 : sz(rcount), false);
-    if (c.rank != root) {
+    if (!at_root) {
       coll::scatterv(c, tag, {}, out.data(), out.bytes(), root);
     } else {
       PackedBlocks in(st, const_cast<void *>(sendbuf), counts, d, true);
@@ -212,12 +226,15 @@ int allgather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *re
   Call call(fn, comm, req);
   if (!call) return call.err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && call.inter())
+    return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is not allowed on an intercommunicator"),
+           call.err;
   datatype::Type st, rt;
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st)) return call.err;
-  if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.size())) return call.err;
+  if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.peers())) return call.err;
   if (!in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
-    Packed out(rt, recvbuf, sz(c.size()) * sz(rcount), in_place);
+    Packed out(rt, recvbuf, sz(c.peer_size()) * sz(rcount), in_place);
     Packed in(st, in_place ? nullptr : sendbuf, in_place ? 0 : sz(scount), true);
     coll::allgather(c, tag, in_place ? nullptr : in.data(), out.data(), rt.size * sz(rcount));
     out.store();
@@ -230,19 +247,22 @@ int allgatherv_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *r
   Call call(fn, comm, req);
   if (!call) return call.err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && call.inter())
+    return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is not allowed on an intercommunicator"),
+           call.err;
   datatype::Type st;
   TypeList rt(1);
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st)) return call.err;
-  if (!call.counts(rcounts, call.size(), "recvcounts") ||
-      !call.array(displs, call.size(), "displs") ||
+  if (!call.counts(rcounts, call.peers(), "recvcounts") ||
+      !call.array(displs, call.peers(), "displs") ||
       !side(call, recvbuf, 0, rtype, "recvcount", rt[0]))
     return call.err;
-  std::vector<int> counts(rcounts, rcounts + call.size());
-  Displs d = byte_displs(displs, call.size(), rt[0]);
+  std::vector<int> counts(rcounts, rcounts + call.peers());
+  Displs d = byte_displs(displs, call.peers(), rt[0]);
   return call.launch([=](const comm::Comm &c, int tag) {
     PackedBlocks out(rt, recvbuf, counts, d, in_place);
     Packed in(st, in_place ? nullptr : sendbuf, in_place ? 0 : sz(scount), true);
-    coll::allgatherv(c, tag, in_place ? nullptr : in.data(), out.b);
+    coll::allgatherv(c, tag, in_place ? nullptr : in.data(), in.bytes(), out.b);
     out.store();
   });
 }
@@ -252,13 +272,16 @@ int alltoall_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *rec
   Call call(fn, comm, req);
   if (!call) return call.err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && call.inter())
+    return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is not allowed on an intercommunicator"),
+           call.err;
   datatype::Type st, rt;
-  if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st, call.size()))
+  if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st, call.peers()))
     return call.err;
-  if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.size())) return call.err;
+  if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.peers())) return call.err;
   if (!in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
-    const std::size_t p = sz(c.size()), bytes = rt.size * sz(rcount);
+    const std::size_t p = sz(c.peer_size()), bytes = rt.size * sz(rcount);
     Packed out(rt, recvbuf, p * sz(rcount), in_place);
     if (in_place) {
       const std::size_t total = p * bytes;
@@ -278,6 +301,9 @@ int alltoall_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *rec
 int alltoallw_common(Call &call, const void *sendbuf, std::vector<int> scounts, Displs sd,
                      TypeList st, void *recvbuf, std::vector<int> rcounts, Displs rd, TypeList rt) {
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && call.inter())
+    return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is not allowed on an intercommunicator"),
+           call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
     PackedBlocks out(rt, recvbuf, rcounts, rd, in_place);
     if (in_place) {
@@ -296,8 +322,11 @@ int alltoallv_impl(const void *sendbuf, const int scounts[], const int sdispls[]
                    MPI_Datatype rtype, MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call) return call.err;
-  const int p = call.size();
+  const int p = call.peers();
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && call.inter())
+    return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is not allowed on an intercommunicator"),
+           call.err;
   TypeList st(1), rt(1);
   std::vector<int> sc, rc;
   Displs sd, rd;
@@ -322,6 +351,9 @@ int alltoallw_impl(const void *sendbuf, const int scounts[], const D sdispls[],
                    const MPI_Datatype stypes[], void *recvbuf, const int rcounts[],
                    const D rdispls[], const MPI_Datatype rtypes[], int ns, int nr, Call &call) {
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place && call.inter())
+    return call.fail(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is not allowed on an intercommunicator"),
+           call.err;
   TypeList st, rt;
   std::vector<int> sc, rc;
   Displs sd, rd;
@@ -478,7 +510,7 @@ extern "C" int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const
   Call call("MPI_Alltoallw", comm, nullptr);
   if (!call) return call.err;
   return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, call.size(), call.size(), call);
+                        recvtypes, call.peers(), call.peers(), call);
 }
 AMPI_PMPI_ALIAS(MPI_Alltoallw)
 
@@ -490,7 +522,7 @@ extern "C" int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], cons
   Call call("MPI_Ialltoallw", comm, request);
   if (!call) return call.err;
   return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, call.size(), call.size(), call);
+                        recvtypes, call.peers(), call.peers(), call);
 }
 AMPI_PMPI_ALIAS(MPI_Ialltoallw)
 
@@ -809,7 +841,7 @@ extern "C" int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], 
   Call call("MPI_Alltoallw_init", comm, ReqArg{request, info});
   if (!call) return call.err;
   return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, call.size(), call.size(), call);
+                        recvtypes, call.peers(), call.peers(), call);
 }
 AMPI_PMPI_ALIAS(MPI_Alltoallw_init)
 

@@ -1,6 +1,7 @@
-// src/mpi/comm.cpp — the MPI communicator functions (intracommunicators): size, rank, dup (with
+// src/mpi/comm.cpp — the MPI communicator functions: size, rank, dup (with
 // attribute copying), split, split_type, create, create_group, free (attribute deletion),
-// disconnect, compare, names, info hints; and the helpers that make and free communicators for
+// disconnect, compare, names, info hints (intercommunicators: src/mpi/intercomm.cpp, which these
+// call for split and create); and the helpers that make and free communicators for
 // the other files of the MPI layer (comm_util.hpp).
 #include "coll/coll.hpp"
 #include "comm/context.hpp"
@@ -35,18 +36,14 @@ comm::Comm &install_comm(Rank &self, const comm::Comm &parent,
 }
 
 comm::Comm *split_comm(Rank &self, const comm::Comm &c, int color, int key) {
-  // One allgather carries every member's color, key and next free context id.
+  // One allgather carries every member's color and key; one context id serves every color.
   struct Entry {
     int color, key;
-    std::uint32_t next_context;
   };
-  const Entry mine{color, key, self.comm.next_context};
+  const Entry mine{color, key};
   std::vector<Entry> all(static_cast<std::size_t>(c.size()));
   coll::allgather(c, &mine, all.data(), sizeof(Entry));
-  std::uint32_t context = 0;
-  for (const Entry &e : all)
-    context = std::max(context, e.next_context);
-  self.comm.next_context = context + 2;
+  const std::uint32_t context = comm::agree_context(self, c);
   if (color == MPI_UNDEFINED) return nullptr;
   std::vector<int> members; // parent ranks with my color, ordered by (key, parent rank)
   for (int r = 0; r < c.size(); ++r)
@@ -104,8 +101,9 @@ namespace {
 // MPI_Comm_dup and MPI_Comm_dup_with_info: same group, new context, the topology, the attributes
 // through their copy callbacks, and the hints (`info`, or the parent's).
 int dup_comm(Rank &self, comm::Comm &c, const comm::Info *info, MPI_Comm *newcomm, const char *fn) {
-  const std::uint32_t context = comm::agree_context(self, c);
+  const std::uint32_t context = comm::agree_context(self, c, c.inter() ? 4 : 2);
   comm::Comm &d = install_comm(self, c, c.group, c.rank, context);
+  if (c.inter()) make_inter(d, c.remote);
   d.topology = c.topology;
   d.info = info ? *info : c.info;
   if (int e = comm::copy_attrs(self.comm.objects.keyvals, c.attrs, c.handle, d.attrs, d.handle);
@@ -149,7 +147,8 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newc
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   if (color < 0 && color != MPI_UNDEFINED)
     return raise(comm, MPI_ERR_ARG, fn, "color=%d must be non-negative or MPI_UNDEFINED", color);
-  comm::Comm *d = split_comm(*self, *c, color, key);
+  comm::Comm *d =
+      c->inter() ? split_inter(*self, *c, color, key) : split_comm(*self, *c, color, key);
   *newcomm = d ? d->handle : MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -160,6 +159,9 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
   static constexpr const char *fn = "MPI_Comm_split_type";
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
+  if (c->inter())
+    return raise(comm, MPI_ERR_COMM, fn,
+                 "%s is an intercommunicator (only intracommunicators here)", comm_label(*c));
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
     return raise(comm, MPI_ERR_ARG, fn,
@@ -188,6 +190,7 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcom
   if (!g)
     return raise(comm, MPI_ERR_GROUP, fn, "%s",
                  group == MPI_GROUP_NULL ? "group=MPI_GROUP_NULL" : "group is not a valid group");
+  if (c->inter()) return create_inter(*self, *c, *g, newcomm, fn);
   for (int r = 0; r < g->size(); ++r)
     if (c->group->rank_of(g->world_rank(r)) == MPI_UNDEFINED)
       return raise(comm, MPI_ERR_GROUP, fn,
@@ -211,6 +214,9 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   static constexpr const char *fn = "MPI_Comm_create_group";
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm, fn)
+  if (c->inter())
+    return raise(comm, MPI_ERR_COMM, fn,
+                 "%s is an intercommunicator (only intracommunicators here)", comm_label(*c));
   if (!newcomm) return raise(comm, MPI_ERR_ARG, fn, "newcomm=NULL");
   const comm::Group *g = self->comm.groups.find(group);
   if (!g)
@@ -235,20 +241,21 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   // over a side channel of the parent (its context with the top bit set), separated by `tag`, by
   // a gather to group rank 0 and a send back.
   const std::uint32_t channel = c->context | 0x80000000u;
-  std::uint32_t context = self->comm.next_context;
-  if (rank == 0) {
-    for (int r = 1; r < g->size(); ++r) {
-      std::uint32_t v = 0;
-      p2p::recv(channel, parent_rank[static_cast<std::size_t>(r)], tag, &v, sizeof v);
-      context = std::max(context, v);
+  const std::uint32_t context = comm::agree_context(*self, [&](std::uint32_t v) {
+    if (rank == 0) {
+      for (int r = 1; r < g->size(); ++r) {
+        std::uint32_t u = 0;
+        p2p::recv(channel, parent_rank[static_cast<std::size_t>(r)], tag, &u, sizeof u);
+        v = std::max(v, u);
+      }
+      for (int r = 1; r < g->size(); ++r)
+        p2p::send({channel, c->rank, tag, g->world_rank(r)}, &v, sizeof v);
+    } else {
+      p2p::send({channel, c->rank, tag, g->world_rank(0)}, &v, sizeof v);
+      p2p::recv(channel, parent_rank[0], tag, &v, sizeof v);
     }
-    for (int r = 1; r < g->size(); ++r)
-      p2p::send({channel, c->rank, tag, g->world_rank(r)}, &context, sizeof context);
-  } else {
-    p2p::send({channel, c->rank, tag, g->world_rank(0)}, &context, sizeof context);
-    p2p::recv(channel, parent_rank[0], tag, &context, sizeof context);
-  }
-  self->comm.next_context = context + 2;
+    return v;
+  });
   std::vector<int> world(static_cast<std::size_t>(g->size()));
   for (int r = 0; r < g->size(); ++r)
     world[static_cast<std::size_t>(r)] = g->world_rank(r);
@@ -294,6 +301,28 @@ extern "C" int PMPI_Comm_get_parent(MPI_Comm *parent) {
 }
 AMPI_PMPI_ALIAS(MPI_Comm_get_parent)
 
+namespace {
+
+// MPI_CONGRUENT (same members, same order), MPI_SIMILAR (same members) or MPI_UNEQUAL; their
+// values grow in that order.
+int compare_groups(const comm::Group &a, const comm::Group &b) {
+  static_assert(MPI_CONGRUENT < MPI_SIMILAR && MPI_SIMILAR < MPI_UNEQUAL);
+  if (a.size() != b.size()) return MPI_UNEQUAL;
+  bool same_order = true;
+  std::vector<int> wa, wb;
+  for (int r = 0; r < a.size(); ++r) {
+    wa.push_back(a.world_rank(r));
+    wb.push_back(b.world_rank(r));
+    same_order = same_order && wa.back() == wb.back();
+  }
+  if (same_order) return MPI_CONGRUENT;
+  std::sort(wa.begin(), wa.end());
+  std::sort(wb.begin(), wb.end());
+  return wa == wb ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+} // namespace
+
 extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
   static constexpr const char *fn = "MPI_Comm_compare";
   auto self = enter(fn);
@@ -305,37 +334,16 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
-  if (a->size() != b->size()) {
+  if (a->inter() != b->inter()) {
     *result = MPI_UNEQUAL;
     return MPI_SUCCESS;
   }
-  bool same_order = true;
-  std::vector<int> wa, wb;
-  for (int r = 0; r < a->size(); ++r) {
-    wa.push_back(a->world_rank(r));
-    wb.push_back(b->world_rank(r));
-    same_order = same_order && wa.back() == wb.back();
-  }
-  if (same_order) {
-    *result = MPI_CONGRUENT;
-    return MPI_SUCCESS;
-  }
-  std::sort(wa.begin(), wa.end());
-  std::sort(wb.begin(), wb.end());
-  *result = wa == wb ? MPI_SIMILAR : MPI_UNEQUAL;
+  // Intercommunicators: both the local and the remote groups are compared.
+  const int local = compare_groups(*a->group, *b->group);
+  *result = a->inter() ? std::max(local, compare_groups(*a->remote, *b->remote)) : local;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_compare)
-
-extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int *flag) {
-  static constexpr const char *fn = "MPI_Comm_test_inter";
-  auto self = enter(fn);
-  AMPI_COMM_OR_RETURN(*self, c, comm, fn)
-  if (!flag) return raise(comm, MPI_ERR_ARG, fn, "flag=NULL");
-  *flag = 0; // ampi has intracommunicators only
-  return MPI_SUCCESS;
-}
-AMPI_PMPI_ALIAS(MPI_Comm_test_inter)
 
 extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
   static constexpr const char *fn = "MPI_Comm_set_name";
@@ -380,40 +388,3 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Comm_get_info)
-
-// ---- intercommunicator queries ------------------------------------------------------------
-// ampi makes no intercommunicators (MPI_Intercomm_create is unsupported), so every valid handle
-// is an intracommunicator, which these functions must reject.
-
-namespace {
-int not_inter(Rank &self, MPI_Comm comm, const char *fn) {
-  AMPI_COMM_OR_RETURN(self, c, comm, fn)
-  return raise(comm, MPI_ERR_COMM, fn, "%s is an intracommunicator, not an intercommunicator",
-               comm_label(*c));
-}
-} // namespace
-
-extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int *size) {
-  static constexpr const char *fn = "MPI_Comm_remote_size";
-  (void)size;
-  auto self = enter(fn);
-  return not_inter(*self, comm, fn);
-}
-AMPI_PMPI_ALIAS(MPI_Comm_remote_size)
-
-extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) {
-  static constexpr const char *fn = "MPI_Comm_remote_group";
-  (void)group;
-  auto self = enter(fn);
-  return not_inter(*self, comm, fn);
-}
-AMPI_PMPI_ALIAS(MPI_Comm_remote_group)
-
-extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
-  static constexpr const char *fn = "MPI_Intercomm_merge";
-  (void)high;
-  (void)newintracomm;
-  auto self = enter(fn);
-  return not_inter(*self, intercomm, fn);
-}
-AMPI_PMPI_ALIAS(MPI_Intercomm_merge)

@@ -16,6 +16,18 @@ namespace ampi::mpi {
 comm::Comm &install_comm(Rank &self, const comm::Comm &parent,
                          std::shared_ptr<const comm::Group> group, int rank, std::uint32_t context);
 
+// Makes `d` an intercommunicator with the remote group `remote` (its local intracommunicator
+// takes context ids d.context + 2 and + 3).
+void make_inter(comm::Comm &d, std::shared_ptr<const comm::Group> remote);
+// install_comm for an intercommunicator.
+comm::Comm &install_inter(Rank &self, const comm::Comm &parent,
+                          std::shared_ptr<const comm::Group> group, int rank,
+                          std::shared_ptr<const comm::Group> remote, std::uint32_t context);
+// MPI_Comm_split and MPI_Comm_create on an intercommunicator (src/mpi/intercomm.cpp).
+comm::Comm *split_inter(Rank &self, const comm::Comm &c, int color, int key);
+int create_inter(Rank &self, const comm::Comm &c, const comm::Group &g, MPI_Comm *newcomm,
+                 const char *fn);
+
 // MPI_Comm_split's work (collective over `c`): the new communicator, or nullptr for
 // color == MPI_UNDEFINED.
 comm::Comm *split_comm(Rank &self, const comm::Comm &c, int color, int key);

@@ -40,11 +40,11 @@ Checked check(Rank &self, const char *fn, const void *buf, int count, MPI_Dataty
     r.comm = nullptr;
     return r;
   }
-  const bool peer_ok = (peer >= 0 && peer < c.size()) || peer == MPI_PROC_NULL ||
+  const bool peer_ok = (peer >= 0 && peer < c.peer_size()) || peer == MPI_PROC_NULL ||
                        (is_recv && peer == MPI_ANY_SOURCE);
   if (!peer_ok) [[unlikely]] {
     r.err = raise(comm, MPI_ERR_RANK, fn, "%s=%d is not a rank of %s (size %d)",
-                  is_recv ? "source" : "dest", peer, comm_label(c), c.size());
+                  is_recv ? "source" : "dest", peer, comm_label(c), c.peer_size());
     r.comm = nullptr;
     return r;
   }
@@ -73,9 +73,9 @@ Probed probe_checked(const char *fn, const comm::Comm &c, MPI_Comm comm, int sou
                      int *flag, MPI_Status *status) {
   Probed r;
   if (!(source == MPI_ANY_SOURCE || source == MPI_PROC_NULL ||
-        (source >= 0 && source < c.size()))) {
+        (source >= 0 && source < c.peer_size()))) {
     r.err = raise(comm, MPI_ERR_RANK, fn, "source=%d is not a rank of %s (size %d)", source,
-                  comm_label(c), c.size());
+                  comm_label(c), c.peer_size());
     return r;
   }
   if (!(tag == MPI_ANY_TAG || (tag >= 0 && tag <= kTagUb))) {
@@ -218,7 +218,7 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
     if (request) *request = completed_request(*self, comm, p2p::Kind::Send);
     return MPI_SUCCESS;
   }
-  const p2p::Route route{ck.comm->context, ck.comm->rank, tag, ck.comm->world_rank(dest)};
+  const p2p::Route route{ck.comm->context, ck.comm->rank, tag, ck.comm->peer_world(dest)};
   const p2p::Data data(buf, static_cast<std::size_t>(count), *ck.type);
   if (mode == p2p::Mode::Buffered) {
     if (int e = p2p::start_bsend(route, data); e != MPI_SUCCESS)

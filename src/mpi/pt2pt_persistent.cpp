@@ -38,7 +38,7 @@ int init_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   op.tag = tag;
   op.context = ck.comm->context;
   op.my_rank = ck.comm->rank;
-  op.peer_world = !recv && peer >= 0 ? ck.comm->world_rank(peer) : 0;
+  op.peer_world = !recv && peer >= 0 ? ck.comm->peer_world(peer) : 0;
   *request = r.handle;
   return MPI_SUCCESS;
 }

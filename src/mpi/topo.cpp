@@ -178,12 +178,21 @@ int create_topo_comm(Rank &self, const comm::Comm &c, int points,
 
 // ---- Cartesian ----------------------------------------------------------------------------
 
+namespace {
+// Virtual topologies are defined on intracommunicators only.
+int not_intra(MPI_Comm h, const comm::Comm &c, const char *fn) {
+  return raise(h, MPI_ERR_COMM, fn,
+               "%s is an intercommunicator (topologies need an intracommunicator)", comm_label(c));
+}
+} // namespace
+
 extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                                 int reorder, MPI_Comm *comm_cart) {
   static constexpr const char *fn = "MPI_Cart_create";
   (void)reorder;
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm_old, fn)
+  if (c->inter()) return not_intra(comm_old, *c, fn);
   if (!comm_cart) return raise(comm_old, MPI_ERR_ARG, fn, "comm_cart=NULL");
   int points = 0;
   if (int e = check_cart(comm_old, c->size(), ndims, dims, periods, &points, fn)) return e;
@@ -397,6 +406,7 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
   (void)reorder;
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm_old, fn)
+  if (c->inter()) return not_intra(comm_old, *c, fn);
   if (!comm_graph) return raise(comm_old, MPI_ERR_ARG, fn, "comm_graph=NULL");
   if (int e = check_graph(comm_old, c->size(), nnodes, index, edges, fn)) return e;
   std::vector<int> ix(index, index + nnodes);
@@ -501,6 +511,7 @@ extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, 
   (void)reorder;
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm_old, fn)
+  if (c->inter()) return not_intra(comm_old, *c, fn);
   if (!comm_dist_graph) return raise(comm_old, MPI_ERR_ARG, fn, "comm_dist_graph=NULL");
   if (!find_hints(*self, info, fn, &err_)) return err_;
   if (int e =
@@ -529,6 +540,7 @@ extern "C" int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
   (void)reorder;
   auto self = enter(fn);
   AMPI_COMM_OR_RETURN(*self, c, comm_old, fn)
+  if (c->inter()) return not_intra(comm_old, *c, fn);
   if (!comm_dist_graph) return raise(comm_old, MPI_ERR_ARG, fn, "comm_dist_graph=NULL");
   if (!find_hints(*self, info, fn, &err_)) return err_;
   if (n < 0) return raise(comm_old, MPI_ERR_ARG, fn, "n=%d is negative", n);

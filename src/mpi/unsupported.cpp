@@ -4,21 +4,11 @@
 // ampi::mpi::unsupported (MPI_T_* functions return MPI_T error codes instead, since the tool
 // interface must not invoke error handlers). To implement a function, add its name to
 // src/mpi/implemented.txt, define PMPI_<Name> elsewhere and re-run the script.
-// 106 stubs.
+// 104 stubs.
 
 #include "mpi/errors.hpp"
 
 #include <mpi.h>
-
-extern "C" int PMPI_Comm_idup(MPI_Comm, MPI_Comm *, MPI_Request *) {
-  return ampi::mpi::unsupported("MPI_Comm_idup");
-}
-AMPI_PMPI_ALIAS(MPI_Comm_idup)
-
-extern "C" int PMPI_Intercomm_create(MPI_Comm, int, MPI_Comm, int, int, MPI_Comm *) {
-  return ampi::mpi::unsupported("MPI_Intercomm_create");
-}
-AMPI_PMPI_ALIAS(MPI_Intercomm_create)
 
 extern "C" int PMPI_File_create_errhandler(MPI_File_errhandler_function *, MPI_Errhandler *) {
   return ampi::mpi::unsupported("MPI_File_create_errhandler");

@@ -15,7 +15,9 @@ namespace ampi::pmi {
 class PmixClient {
 public:
   // Connects if this process was started by a PMIx server; std::nullopt when it was not (a
-  // singleton run). Throws std::runtime_error if the server is there but refuses us.
+  // singleton run), or when the launcher says the job is this one process (OMPI_COMM_WORLD_SIZE
+  // 1 and OMPI_COMM_WORLD_RANK 0: it needs no PMIx). Throws std::runtime_error if the server is
+  // there but refuses us.
   static std::optional<PmixClient> connect();
   PmixClient(PmixClient &&other) noexcept;
   PmixClient &operator=(PmixClient &&) = delete;

@@ -10,6 +10,7 @@
 
 #include "privatize/dynamic.hpp"
 #include "privatize/interpose.hpp"
+#include "privatize/privatize.hpp"
 
 #include "core/pe.hpp"
 #include "ult/os_threads.hpp"
@@ -159,6 +160,7 @@ Code sort_code() {
   }
   Code code;
   for (std::size_t i = 0; i < objects.size(); ++i) {
+    if (Programs::is_template(objects[i].name)) continue; // the copies' template never runs
     if (program[i]) {
       code.program_uses_getopt =
           code.program_uses_getopt ||

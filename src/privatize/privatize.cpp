@@ -1,20 +1,31 @@
 // src/privatize/privatize.cpp — per-rank copies of the program (see privatize.hpp).
 //
 // How: the program is a position-independent executable (mpicc links with -pie and compiles with
-// -fPIC). For each rank, the executable's file is copied into a private directory, DF_1_PIE is
-// cleared in the copy's dynamic section (glibc refuses to dlopen a PIE), and the copy is loaded
-// with dlopen(RTLD_LOCAL). Distinct files are distinct objects to the dynamic loader, each with its
-// own .data and .bss; their references to libc, libampi and the other libraries bind to the ones
-// already loaded. Code compiled with -fPIC reaches the program's own globals PC-relative (the
-// linker relaxes the GOT loads of an executable), so each copy uses its own; libraries' variables
-// (optind, std::cout) go through the GOT to the one shared instance. A rank's copy holds only the
-// loaded part of the file, with a .gnu_debuglink to one full copy next to it, where gdb finds the
-// symbols. The files stay (in tmpfs when /dev/shm is usable) while the process lives; a small
-// cleaner process removes the directory when the process ends, however it ends.
+// -fPIC). Two loaders (AMPI_PRIVATIZE_LOADER):
+// - map (default): the executable's file is copied once, as a template (DF_1_PIE cleared, init and
+//   fini arrays emptied), and loaded with dlopen(RTLD_NOW | RTLD_LOCAL): glibc resolves its
+//   symbols, but never runs it. Each rank's copy is then the program file's segments mapped at a
+//   fresh address, with the template's relocations replayed (copy_maker.hpp): linear in the
+//   number of ranks, where n dlopens cost O(n^2) (glibc's per-call work grows with the objects
+//   loaded: 36 s for 8,000 copies). Used unless a debugger is attached at start (it finds objects
+//   through the loader's list) or the program needs what only the loader does (copy_maker's
+//   why_not(), told by AMPI_VERBOSE).
+// - dlopen: for each rank, the executable's file is copied into a private directory, DF_1_PIE is
+//   cleared in the copy's dynamic section (glibc refuses to dlopen a PIE), and the copy is loaded
+//   with dlopen(RTLD_LOCAL).
+// Either way each copy has its own .data and .bss; its references to libc, libampi and the other
+// libraries bind to the ones already loaded. Code compiled with -fPIC reaches the program's own
+// globals PC-relative (the linker relaxes the GOT loads of an executable), so each copy uses its
+// own; libraries' variables (optind, std::cout) go through the GOT to the one shared instance. A
+// dlopened rank's copy holds only the loaded part of the file, with a .gnu_debuglink to one full
+// copy next to it, where gdb finds the symbols. The files stay (in tmpfs when /dev/shm is usable)
+// while the process lives; a small cleaner process removes the directory when the process ends,
+// however it ends.
 #include "privatize/privatize.hpp"
 
 #include "core/device_reset.hpp"
 #include "core/pe.hpp"
+#include "privatize/copy_maker.hpp"
 #include "privatize/dynamic.hpp"
 #include "privatize/libc_state.hpp"
 
@@ -194,7 +205,7 @@ Image::Image(Image &&o) noexcept
       notes_(std::move(o.notes_)), loads_(std::move(o.loads_)), flags1_offset_(o.flags1_offset_),
       flags1_(o.flags1_), init_array_(o.init_array_), init_array_size_(o.init_array_size_),
       fini_array_(o.fini_array_), fini_array_size_(o.fini_array_size_), relro_(o.relro_),
-      relro_size_(o.relro_size_), textrel_(o.textrel_) {
+      relro_size_(o.relro_size_), textrel_(o.textrel_), dyn_(o.dyn_) {
   readable_ = o.readable_;
   o.fd_ = -1;
 }
@@ -232,7 +243,8 @@ void Image::scan() {
   const ElfW(Phdr) *dynamic = nullptr;
   for (const auto &p : ph) {
     if (p.p_type == PT_LOAD)
-      loads_.push_back({p.p_vaddr, p.p_offset, p.p_filesz, p.p_memsz, p.p_flags});
+      loads_.push_back({p.p_vaddr, p.p_offset, p.p_filesz, p.p_memsz, p.p_flags, p.p_align});
+    if (p.p_type == PT_GNU_EH_FRAME) dyn_.eh_frame_hdr = p.p_vaddr;
     if (p.p_type == PT_DYNAMIC) dynamic = &p;
     if (p.p_type == PT_GNU_RELRO) {
       relro_ = p.p_vaddr;
@@ -256,13 +268,43 @@ void Image::scan() {
       flags1_offset_ = dynamic->p_offset + i * sizeof(ElfW(Dyn)) + offsetof(ElfW(Dyn), d_un.d_val);
       break;
     case DT_RELA:
-      rela = d.d_un.d_ptr;
+      rela = dyn_.rela = d.d_un.d_ptr;
       break;
     case DT_RELASZ:
-      relasz = d.d_un.d_val;
+      relasz = dyn_.relasz = d.d_un.d_val;
+      break;
+    case DT_JMPREL:
+      dyn_.jmprel = d.d_un.d_ptr;
+      break;
+    case DT_PLTRELSZ:
+      dyn_.pltrelsz = d.d_un.d_val;
+      break;
+    case DT_PLTREL:
+      dyn_.pltrel = d.d_un.d_val;
+      break;
+    case DT_REL:
+      dyn_.rel = d.d_un.d_ptr;
+      break;
+    case DT_RELSZ:
+      dyn_.relsz = d.d_un.d_val;
+      break;
+    case DT_RELR:
+      dyn_.relr = d.d_un.d_ptr;
+      break;
+    case DT_RELRSZ:
+      dyn_.relrsz = d.d_un.d_val;
+      break;
+    case DT_INIT:
+      dyn_.init = d.d_un.d_ptr;
+      break;
+    case DT_TEXTREL:
+      textrel_ = true;
+      break;
+    case DT_FLAGS:
+      textrel_ |= (d.d_un.d_val & DF_TEXTREL) != 0;
       break;
     case DT_SYMTAB:
-      symtab = d.d_un.d_ptr;
+      symtab = dyn_.symtab = d.d_un.d_ptr;
       break;
     case DT_STRTAB:
       strtab = d.d_un.d_ptr;
@@ -272,12 +314,16 @@ void Image::scan() {
       break;
     case DT_INIT_ARRAYSZ:
       init_array_size_ = d.d_un.d_val;
+      dyn_.init_arraysz_at =
+          dynamic->p_offset + i * sizeof(ElfW(Dyn)) + offsetof(ElfW(Dyn), d_un.d_val);
       break;
     case DT_FINI_ARRAY:
       fini_array_ = d.d_un.d_ptr;
       break;
     case DT_FINI_ARRAYSZ:
       fini_array_size_ = d.d_un.d_val;
+      dyn_.fini_arraysz_at =
+          dynamic->p_offset + i * sizeof(ElfW(Dyn)) + offsetof(ElfW(Dyn), d_un.d_val);
       break;
     default:
       break;
@@ -406,7 +452,7 @@ void Image::disable_fini(std::uintptr_t bias) const {
   if (relro) ::mprotect(reinterpret_cast<void *>(lo), hi - lo, PROT_READ);
 }
 
-void Image::write_full(const std::string &to, bool loadable) const {
+void Image::write_full(const std::string &to, bool loadable, bool inert) const {
   const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
   if (out < 0) fail("creating " + to);
   std::uint64_t done = 0;
@@ -435,6 +481,14 @@ void Image::write_full(const std::string &to, bool loadable) const {
     ::close(out);
     fail("writing " + to);
   }
+  const std::uint64_t none = 0;
+  for (const std::uint64_t at : {dyn_.init_arraysz_at, dyn_.fini_arraysz_at})
+    if (inert && at &&
+        ::pwrite(out, &none, sizeof none, static_cast<off_t>(at)) !=
+            static_cast<ssize_t>(sizeof none)) {
+      ::close(out);
+      fail("writing " + to);
+    }
   ::close(out);
 }
 
@@ -589,7 +643,8 @@ bool Image::share_readonly(std::uintptr_t bias, const std::string &path) const {
 
 // ---- Programs ----------------------------------------------------------------------------------
 
-Programs::Programs(const Image &image, const std::string &directory) : image_(image) {
+Programs::Programs(const Image &image, const std::string &directory, const std::string &loader)
+    : image_(image) {
   const std::string &p = image_.path();
   base_ = p.substr(p.find_last_of('/') + 1);
   if (base_.empty() || base_.size() > 100) base_ = "program";
@@ -597,6 +652,34 @@ Programs::Programs(const Image &image, const std::string &directory) : image_(im
   if (!::mkdtemp(tmpl.data())) fail("creating a directory for the per-rank copies in " + tmpl);
   dir_ = tmpl;
   watcher_ = start_cleaner(dir_);
+  current_ = this;
+  // Mapped copies: glibc loads one template (relocated, its constructors disarmed), each rank's
+  // copy replays its relocations (copy_maker.hpp). A debugger attached now sets its breakpoints
+  // through the loader's list of objects, which mapped copies are not on: it gets dlopened ones.
+  if (loader != "dlopen") {
+    if (under_debugger()) {
+      dlopen_reason_ = "a debugger is attached";
+    } else {
+      const std::string path = dir_ + "/" + base_ + ".template";
+      try {
+        image.write_full(path, true, true);
+        void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        link_map *map = nullptr;
+        if (!handle || ::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
+          throw std::runtime_error(std::string("cannot load its template: ") + ::dlerror());
+        // cudaDeviceReset per rank: the template's GOT slot, which every copy takes.
+        redirect_device_reset(*map);
+        template_ = path;
+        maker_ = std::make_unique<CopyMaker>(image, map->l_addr);
+        dlopen_reason_ = maker_->why_not();
+        if (!dlopen_reason_.empty()) maker_.reset();
+      } catch (const std::exception &e) {
+        dlopen_reason_ = e.what();
+        maker_.reset();
+      }
+    }
+  }
+  if (maker_) return;
   // One full copy of the program, for gdb (the debug file of every rank's copy); the ranks' copies
   // then hold only what is loaded.
   try {
@@ -605,7 +688,10 @@ Programs::Programs(const Image &image, const std::string &directory) : image_(im
   } catch (const std::exception &) {
     slim_.clear(); // full copies then
   }
-  current_ = this;
+}
+
+std::size_t Programs::mappings_per_copy() const noexcept {
+  return maker_ ? maker_->mappings_per_copy() : 5; // dlopened: measured, see core/pe.cpp
 }
 
 Programs::~Programs() {
@@ -689,7 +775,34 @@ void setup_rank_images(ult::Scheduler &sched, const std::vector<std::unique_ptr<
   }
 }
 
-MainFn Programs::load(Rank &r) {
+MainFn Programs::load(Rank &r, int argc, char **argv, char **envp) {
+  if (maker_) {
+    Loading loaded;
+    try {
+      const std::uintptr_t base = maker_->map();
+      r.privatize.mapped = base;
+      loading = &loaded;
+      maker_->run_init(base, argc, argv, envp);
+      loading = nullptr;
+    } catch (const std::exception &e) {
+      loading = nullptr;
+      std::fprintf(stderr, "ampi: rank %d: cannot make its copy of the program: %s\n", r.world_rank,
+                   e.what());
+      Pe::abort_job(1);
+    }
+    if (!loaded.main) {
+      std::fprintf(stderr,
+                   "ampi: rank %d: its copy of the program did not announce its main (not linked "
+                   "with mpicc's start-up object?)\n",
+                   r.world_rank);
+      Pe::abort_job(1);
+    }
+    r.privatize.program_dso = loaded.dso;
+    return loaded.main;
+  }
+  (void)argc;
+  (void)argv;
+  (void)envp;
   const std::string path = dir_ + "/" + base_ + ".rank" + std::to_string(r.world_rank);
   try {
     write_copy(path);
@@ -732,8 +845,10 @@ MainFn Programs::load(Rank &r) {
 
 void Programs::unload(Rank &r) noexcept {
   void *handle = r.privatize.program;
-  if (!handle) return;
+  const std::uintptr_t mapped = r.privatize.mapped;
+  if (!handle && !mapped) return;
   r.privatize.program = nullptr;
+  r.privatize.mapped = 0;
   // As exit() does: first the atexit handlers and C++ destructors (LIFO), then the destructor
   // functions, on the rank's stack. The copy stays mapped until the process ends, as a finished
   // program's memory does until exit: what its globals point to is still reachable (leak checkers
@@ -746,6 +861,10 @@ void Programs::unload(Rank &r) noexcept {
     fn(obj);
   }
   if (r.privatize.program_dso) __cxa_finalize(r.privatize.program_dso);
+  if (mapped) { // unknown to the loader: nothing else runs its destructor functions
+    image_.run_fini(mapped);
+    return;
+  }
   link_map *map = nullptr;
   if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map) {
     image_.run_fini(map->l_addr);
@@ -756,7 +875,7 @@ void Programs::unload(Rank &r) noexcept {
 int Programs::rank_main(int argc, char **argv, char **envp) {
   Programs &self = *current_;
   Rank &r = Pe::get().current();
-  const MainFn main = self.load(r);
+  const MainFn main = self.load(r, argc, argv, envp);
   const int code = main(argc, argv, envp);
   if (!r.initialized || r.finalized) self.unload(r); // otherwise the job is ending
   return code;

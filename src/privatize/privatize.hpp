@@ -1,8 +1,9 @@
 // src/privatize/privatize.hpp — per-rank copies of the program: when several ranks share a
-// process, each rank runs its own copy of the executable (a private file, loaded with dlopen), so
-// that the program's global and static variables, its constructors and destructors and its
-// atexit handlers are per rank, while libc, libstdc++, libampi and every other library are loaded
-// once. Also what the program file is (Image: PIE or not, copy relocations, TLS, init/fini arrays).
+// process, each rank runs its own copy of the executable (mapped from one template, or a private
+// file loaded with dlopen), so that the program's global and static variables, its constructors
+// and destructors and its atexit handlers are per rank, while libc, libstdc++, libampi and every
+// other library are loaded once. Also what the program file is (Image: PIE or not, copy
+// relocations, TLS, init/fini arrays).
 #pragma once
 
 #include <link.h>
@@ -21,6 +22,8 @@ class Scheduler;
 }
 
 namespace ampi::privatize {
+
+class CopyMaker;
 
 using MainFn = int (*)(int, char **, char **);
 using InitFn = void (*)(int, char **, char **);
@@ -58,8 +61,9 @@ public:
   static std::uintptr_t program_bias();
 
   // Writes the whole file to `path`; `loadable`: with DF_1_PIE cleared (glibc's dlopen refuses a
-  // PIE).
-  void write_full(const std::string &path, bool loadable) const;
+  // PIE); `inert`: also with empty init and fini arrays (glibc relocates it but runs none of its
+  // constructors or destructors: the template of mapped copies, copy_maker.hpp).
+  void write_full(const std::string &path, bool loadable, bool inert = false) const;
   // A slim loadable copy: only the loaded part of the file (DF_1_PIE cleared) and its section
   // headers, with a .gnu_debuglink to `debug_name` (the whole file, next to the copies) where gdb
   // finds the symbols and debug information. Empty when the file's layout does not allow it.
@@ -72,9 +76,20 @@ public:
   bool share_readonly(std::uintptr_t bias, const std::string &path) const;
 
 private:
+  friend class CopyMaker; // maps copies from the file's layout (copy_maker.hpp)
   struct Segment {
     std::uint64_t vaddr, offset, filesz, memsz;
     std::uint32_t flags;
+    std::uint64_t align;
+  };
+  // What the dynamic section says about relocations and start-up (vaddrs, bytes; 0: none), and
+  // where in the file the sizes of the init and fini arrays are (to disarm them in a copy).
+  struct DynamicInfo {
+    std::uint64_t rela = 0, relasz = 0, jmprel = 0, pltrelsz = 0, pltrel = DT_RELA;
+    std::uint64_t rel = 0, relsz = 0, relr = 0, relrsz = 0, symtab = 0;
+    std::uint64_t init = 0;                                 // DT_INIT
+    std::uint64_t eh_frame_hdr = 0;                         // PT_GNU_EH_FRAME
+    std::uint64_t init_arraysz_at = 0, fini_arraysz_at = 0; // file offsets of the values
   };
   std::uint64_t file_offset(std::uint64_t vaddr) const; // ~0 if not in the file
   void read_at(std::uint64_t offset, void *to, std::size_t n) const;
@@ -95,14 +110,18 @@ private:
   std::uint64_t fini_array_ = 0, fini_array_size_ = 0;
   std::uint64_t relro_ = 0, relro_size_ = 0; // PT_GNU_RELRO: vaddr, bytes
   bool textrel_ = false;                     // relocations in read-only segments
+  DynamicInfo dyn_;
 };
 
 // The copies of the program that this process's ranks run.
 class Programs {
 public:
   // `image` must have no problem() and outlive this. `directory`: AMPI_PRIVATIZE_DIR (empty:
-  // the first usable of /dev/shm, $TMPDIR, /tmp). Throws when no directory can hold the copies.
-  Programs(const Image &image, const std::string &directory);
+  // the first usable of /dev/shm, $TMPDIR, /tmp). `loader`: AMPI_PRIVATIZE_LOADER, "map" (copies
+  // mapped from one template, copy_maker.hpp, unless a debugger is attached or the program needs
+  // the dynamic loader) or "dlopen" (each copy a file loaded by dlopen). Throws when no directory
+  // can hold the copies.
+  Programs(const Image &image, const std::string &directory, const std::string &loader = "map");
   ~Programs();
   Programs(const Programs &) = delete;
   Programs &operator=(const Programs &) = delete;
@@ -120,9 +139,17 @@ public:
   // `dso` is the copy's __dso_handle (its atexit handlers and C++ destructors are registered
   // under it).
   static bool take_loading_main(MainFn main, void *dso) noexcept;
+  // Why the copies are dlopened although the loader setting says "map" (empty otherwise).
+  const std::string &dlopen_reason() const noexcept { return dlopen_reason_; }
+  // Whether `path` is the template of the mapped copies (code that never runs: not the library's).
+  static bool is_template(const std::string &path) noexcept {
+    return current_ && !current_->template_.empty() && path == current_->template_;
+  }
+  // Mappings each rank's copy takes (vm.max_map_count's pre-start check).
+  std::size_t mappings_per_copy() const noexcept;
 
 private:
-  MainFn load(Rank &r);
+  MainFn load(Rank &r, int argc, char **argv, char **envp);
   void unload(Rank &r) noexcept;
 
   // The process's copies: set before any rank starts, cleared after all have ended (read by the
@@ -136,6 +163,9 @@ private:
   std::string dir_;        // private directory of the copies (0700)
   std::string base_;       // the program's file name
   int watcher_ = -1;       // write end of the pipe whose closing tells the cleaner to remove dir_
+  std::unique_ptr<CopyMaker> maker_; // mapped copies; nullptr: dlopened ones
+  std::string dlopen_reason_;
+  std::string template_; // its file, loaded by glibc
 };
 
 // Called by a PE, on its thread, before its ranks start: registers with `sched` the memory each

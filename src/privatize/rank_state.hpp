@@ -7,6 +7,7 @@
 #include "privatize/libc_state.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -14,7 +15,8 @@
 namespace ampi::privatize {
 
 struct RankState {
-  void *program = nullptr;     // this rank's copy of the program, or nullptr
+  void *program = nullptr;     // this rank's copy of the program (dlopen handle), or nullptr
+  std::uintptr_t mapped = 0;   // or the base of its mapped copy (copy_maker.hpp), or 0
   void *program_dso = nullptr; // its __dso_handle
   // Its images of the scheduler's regions (setup_rank_images), or nullptr; its tasks run with
   // them live.

@@ -145,6 +145,48 @@ static void check_comm(MPI_Comm c, const char *what) {
     }
   }
 
+  /* Past the chunk of the combine (8 KiB of the accumulator, src/coll/pe_coll.cpp) with counts
+     that leave a partial last chunk: MAXLOC on MPI_DOUBLE_INT (12 packed bytes, not a divisor of
+     the chunk), in place and not; MPI_SHORT sum with an odd count (the vector loops' tails) */
+  {
+    const int n = 5003;
+    struct di {
+      double v;
+      int i;
+    } *a = malloc(sizeof(struct di) * n), *b = malloc(sizeof(struct di) * n);
+    for (int k = 0; k < n; ++k)
+      a[k].v = (double)((wme * 29 + k * 7) % 11), a[k].i = wme;
+    for (int inplace = 0; inplace < 2; ++inplace) {
+      if (inplace) memcpy(b, a, sizeof(struct di) * n);
+      CHECK_MPI(
+          MPI_Allreduce(inplace ? MPI_IN_PLACE : (void *)a, b, n, MPI_DOUBLE_INT, MPI_MAXLOC, c));
+      for (int k = 0; k < n; ++k) {
+        double best = -1;
+        int at = -1;
+        for (int r = 0; r < p; ++r) {
+          double v = (double)((world[r] * 29 + k * 7) % 11);
+          if (v > best || (v == best && world[r] < at)) best = v, at = world[r];
+        }
+        CHECK(b[k].v == best && b[k].i == at,
+              "%s: maxloc n=%d in_place=%d [%d] = (%g,%d), want (%g,%d)", what, n, inplace, k,
+              b[k].v, b[k].i, best, at);
+      }
+    }
+    free(a), free(b);
+    const int m = 70001;
+    short *s = malloc(sizeof(short) * m);
+    for (int k = 0; k < m; ++k)
+      s[k] = (short)((wme * 3 + k) % 97);
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, s, m, MPI_SHORT, MPI_SUM, c));
+    for (int k = 0; k < m; ++k) {
+      int want = 0;
+      for (int r = 0; r < p; ++r)
+        want += (world[r] * 3 + k) % 97;
+      CHECK(s[k] == (short)want, "%s: short sum n=%d [%d] = %d, want %d", what, m, k, s[k], want);
+    }
+    free(s);
+  }
+
   /* non-commutative user operation: allreduce, and reduce at every root, in rank order */
   {
     MPI_Op op;

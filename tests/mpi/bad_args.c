@@ -1251,9 +1251,9 @@ static int gather_root_size(Ctx *c) {
   return rc;
 }
 
-static int unsup_intercomm_create(Ctx *c) {
+static int intercomm_create_bad_leader(Ctx *c) {
   MPI_Comm n = (MPI_Comm)SENT;
-  int rc = MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 0, &n);
+  int rc = MPI_Intercomm_create(MPI_COMM_WORLD, -1, MPI_COMM_WORLD, 0, 0, &n);
   EXPECT_SENT(c, n, "newintercomm");
   return rc;
 }
@@ -1544,8 +1544,7 @@ static const Case kCases[] = {
     {"MPI_Init_thread after MPI_Init", MPI_ERR_OTHER, env_init_thread_twice, 1},
     /* unsupported functions */
     {"MPI_Gather root=size", MPI_ERR_ROOT, gather_root_size, 1},
-    {"MPI_Intercomm_create (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_intercomm_create,
-     1},
+    {"MPI_Intercomm_create local_leader=-1", MPI_ERR_RANK, intercomm_create_bad_leader, 1},
     {"MPI_Type_create_f90_real (unsupported)", MPI_ERR_UNSUPPORTED_OPERATION, unsup_type_f90_real,
      1},
     /* truncation */
