@@ -96,6 +96,9 @@ void Port::attach_local(std::unique_ptr<shm::Node> node) {
   local_ = std::move(node);
   if (!local_) return;
   waiting_.assign(static_cast<std::size_t>(npes_), 0);
+  local_only_ = true;
+  for (int pe = 0; pe < npes_; ++pe)
+    if (pe != my_pe_ && !local_->reaches(pe)) local_only_ = false;
   // One fd to sleep on for both: the network's and the rings' wake-up socket.
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) {

@@ -29,6 +29,9 @@ struct Config {
   std::size_t segment_budget = 4u << 20;
   std::size_t ring_min = 64u << 10;
   std::size_t ring_max = 1u << 20;
+  // Senders skip the full fence per record when every process of the host could register for
+  // membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) (see try_send); false: always the fence.
+  bool asymmetric_fence = true;
 };
 
 // The job-wide exchange the caller provides: publishes `mine` and returns every process's blob,
@@ -109,6 +112,8 @@ public:
   void disarm() noexcept;
   int fd() const noexcept { return sock_; }
 
+  // Whether senders skip the fence (every process of the host registered for membarrier).
+  bool asymmetric() const noexcept { return asym_; }
   // Whether single copies from `pe`'s memory work (CMA, probed at start-up).
   bool cma(int pe) const noexcept { return out_[static_cast<std::size_t>(slot_of_[pe])].cma; }
   // Copies `bytes` at `remote` in `pe`'s memory to `local` (process_vm_readv); false if the kernel
@@ -149,6 +154,7 @@ private:
   std::vector<In> in_;        // our inbound rings from the other local PEs
   std::vector<Out> out_;      // by slot: the ring into each local PE's segment (ours unused)
   std::atomic<std::uint32_t> *sleeping_ = nullptr; // in our segment
+  bool asym_ = false;                              // see asymmetric()
   int sock_ = -1;                                  // our wake-up socket (bound), also used to send
   std::string name_;                               // our segment's name, until unlinked
   std::uint64_t probe_ = 0x616d70692d636d61;       // read by peers to test CMA

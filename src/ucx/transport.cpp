@@ -84,7 +84,7 @@ void user_send_done(void *request, ucs_status_t status, void *user) {
 void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
                     void *user) {
   auto *op = static_cast<UserOp *>(user);
-  if (op->outstanding) --*op->outstanding; // device receives are counted (see wait)
+  --*op->outstanding; // device receives count for arm_net, all for net_busy
   op->handler->recv_done(op->user, info ? info->length : 0, status == UCS_ERR_MESSAGE_TRUNCATED);
   delete op; // NOLINT: see recv_data
   ucp_request_free(request);
@@ -262,7 +262,8 @@ std::uint64_t Transport::post_data(int pe, const void *data, std::size_t bytes, 
 void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacity,
                           net::MemKind kind, void *user) {
   const bool device = gpu::is_device(kind);
-  auto op = std::make_unique<UserOp>(UserOp{&handler_, user, device ? &device_recvs_ : nullptr});
+  auto op =
+      std::make_unique<UserOp>(UserOp{&handler_, user, device ? &device_recvs_ : &host_recvs_});
   ucp_request_param_t p{};
   p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                    UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
@@ -283,7 +284,7 @@ void Transport::recv_data(std::uint64_t data_tag, void *buf, std::size_t capacit
     }
     fail("ucp_tag_recv_nbx (data)", UCS_PTR_STATUS(r));
   }
-  if (device) ++device_recvs_;
+  ++(device ? device_recvs_ : host_recvs_);
   static_cast<void>(op.release());
 }
 

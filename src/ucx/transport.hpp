@@ -64,6 +64,9 @@ private:
   std::size_t transfers_in_flight() const noexcept override {
     return outstanding_ + mem_.copies_in_flight();
   }
+  bool net_busy() const noexcept override {
+    return outstanding_ + device_recvs_ + host_recvs_ + mem_.copies_in_flight() > 0;
+  }
 
   // What an active message starts with: its kind, in a word that keeps the payload aligned.
   static constexpr std::size_t kKindBytes = 8;
@@ -96,6 +99,7 @@ private:
   std::uint64_t next_seq_ = 1;
   std::size_t outstanding_ = 0;  // sends still owned by UCX
   std::size_t device_recvs_ = 0; // receives into device memory still owned by UCX
+  std::size_t host_recvs_ = 0;   // receives into host memory still owned by UCX
   static constexpr std::size_t kStagingBytes = 1024;
   std::vector<std::byte> staging_ = std::vector<std::byte>(kStagingBytes); // small sends
   std::vector<AmSlot> slots_; // a ring, delivered from head_
