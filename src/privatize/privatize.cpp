@@ -2,13 +2,15 @@
 //
 // How: the program is a position-independent executable (mpicc links with -pie and compiles with
 // -fPIC). Two loaders (AMPI_PRIVATIZE_LOADER):
-// - map (default): the executable's file is copied once, as a template (DF_1_PIE cleared, init and
+// - map (default "auto" too): the executable's file is copied once, as a template (DF_1_PIE
+// cleared, init and
 //   fini arrays emptied), and loaded with dlopen(RTLD_NOW | RTLD_LOCAL): glibc resolves its
 //   symbols, but never runs it. Each rank's copy is then the program file's segments mapped at a
 //   fresh address, with the template's relocations replayed (copy_maker.hpp): linear in the
 //   number of ranks, where n dlopens cost O(n^2) (glibc's per-call work grows with the objects
 //   loaded: 36 s for 8,000 copies). Used unless a debugger is attached at start (it finds objects
-//   through the loader's list) or the program needs what only the loader does (copy_maker's
+//   through the loader's list), a sanitizer runtime is loaded (default "auto" only: its reports
+//   symbolize through the same list) or the program needs what only the loader does (copy_maker's
 //   why_not(), told by AMPI_VERBOSE).
 // - dlopen: for each rank, the executable's file is copied into a private directory, DF_1_PIE is
 //   cleared in the copy's dynamic section (glibc refuses to dlopen a PIE), and the copy is loaded
@@ -49,6 +51,8 @@
 #include <stdexcept>
 
 extern "C" void __cxa_finalize(void *dso);
+// Present when a sanitizer runtime (ASan, UBSan, LSan, TSan) is in the process.
+extern "C" void __sanitizer_print_stack_trace() __attribute__((weak));
 
 namespace ampi::privatize {
 
@@ -659,6 +663,10 @@ Programs::Programs(const Image &image, const std::string &directory, const std::
   if (loader != "dlopen") {
     if (under_debugger()) {
       dlopen_reason_ = "a debugger is attached";
+    } else if (loader == "auto" && __sanitizer_print_stack_trace) {
+      // ASan's reports symbolize through the loader's list of objects, which mapped copies are
+      // not on: frames in a copy would print as bare offsets (the sanitizer tests check names).
+      dlopen_reason_ = "a sanitizer runtime is loaded";
     } else {
       const std::string path = dir_ + "/" + base_ + ".template";
       try {
