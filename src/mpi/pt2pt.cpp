@@ -324,6 +324,25 @@ void span(const datatype::Type &t, const void *buf, int count, const std::byte *
   hi = b + z + t.true_lb + t.true_extent;
 }
 
+// MPI_Sendrecv's and MPI_Isendrecv's arguments: both halves checked before anything is sent, and
+// the buffers must not overlap (the standard's rule; `replace` names the call that allows it).
+int check_sendrecv(Rank &self, const char *fn, const char *replace, const void *sendbuf,
+                   int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm) {
+  Checked rc = check(self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
+  if (!rc.comm) return rc.err;
+  Checked sc = check(self, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
+  if (!sc.comm) return sc.err;
+  const std::byte *s0, *s1, *r0, *r1;
+  span(*sc.type, sendbuf, sendcount, s0, s1);
+  span(*rc.type, recvbuf, recvcount, r0, r1);
+  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL && s0 < r1 &&
+      r0 < s1)
+    return raise(comm, MPI_ERR_BUFFER, fn,
+                 "sendbuf and recvbuf overlap (use %s to reuse one buffer)", replace);
+  return MPI_SUCCESS;
+}
+
 } // namespace
 
 extern "C" int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -384,20 +403,10 @@ extern "C" int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
                              int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                              int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   static constexpr const char *fn = "MPI_Sendrecv";
-  // Both halves are checked before anything is sent.
   auto self = enter(fn);
-  Checked rc = check(*self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
-  if (!rc.comm) return rc.err;
-  Checked sc = check(*self, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
-  if (!sc.comm) return sc.err;
-  // The standard forbids overlapping send and receive buffers here (MPI_Sendrecv_replace exists).
-  const std::byte *s0, *s1, *r0, *r1;
-  span(*sc.type, sendbuf, sendcount, s0, s1);
-  span(*rc.type, recvbuf, recvcount, r0, r1);
-  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL && s0 < r1 &&
-      r0 < s1)
-    return raise(comm, MPI_ERR_BUFFER, fn,
-                 "sendbuf and recvbuf overlap (use MPI_Sendrecv_replace to reuse one buffer)");
+  if (int e = check_sendrecv(*self, fn, "MPI_Sendrecv_replace", sendbuf, sendcount, sendtype, dest,
+                             sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm))
+    return e;
   MPI_Request sreq = MPI_REQUEST_NULL;
   int e = send_common(fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, p2p::Mode::Standard,
                       &sreq);
@@ -492,17 +501,9 @@ extern "C" int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype s
   static constexpr const char *fn = "MPI_Isendrecv";
   auto self = enter(fn);
   if (!request) return raise(comm, MPI_ERR_ARG, fn, "request=NULL");
-  Checked rc = check(*self, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, true);
-  if (!rc.comm) return rc.err;
-  Checked sc = check(*self, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
-  if (!sc.comm) return sc.err;
-  const std::byte *s0, *s1, *r0, *r1;
-  span(*sc.type, sendbuf, sendcount, s0, s1);
-  span(*rc.type, recvbuf, recvcount, r0, r1);
-  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL && s0 < r1 &&
-      r0 < s1)
-    return raise(comm, MPI_ERR_BUFFER, fn,
-                 "sendbuf and recvbuf overlap (use MPI_Isendrecv_replace to reuse one buffer)");
+  if (int e = check_sendrecv(*self, fn, "MPI_Isendrecv_replace", sendbuf, sendcount, sendtype, dest,
+                             sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm))
+    return e;
   return isendrecv_common(fn, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                           recvtype, source, recvtag, comm, request, nullptr);
 }
