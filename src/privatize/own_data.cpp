@@ -39,11 +39,12 @@ bool runtime_global(const std::string &name) {
   return kNames.contains(name);
 }
 
-// Source files of the C runtime whose local symbols may sit in .data/.bss (crtstuff's
-// `completed` flag; glibc's start files).
-bool runtime_file(const std::string &name) {
-  return name == "crtstuff.c" || name == "start.S" || name == "init.c" || name == "crti.S" ||
-         name == "crtn.S" || name == "static-reloc.c" || name == "abi-note.c";
+// The C runtime's one local variable in .data/.bss: crtstuff's `completed` flag (the compiler
+// numbers a static's name: completed.0, completed.1). Told by its file's STT_FILE entry too, so
+// that a program's own static named `completed` keeps its copies.
+bool runtime_local(const std::string &file, const std::string &name) {
+  if (file != "crtstuff.c" || name.rfind("completed.", 0) != 0) return false;
+  return name.size() > 10 && name.find_first_not_of("0123456789", 10) == std::string::npos;
 }
 
 // Functions whose use means per-rank exit handlers (each copy's run at the rank's end).
@@ -141,7 +142,7 @@ std::string Image::own_state() const {
       continue;
     }
     if (!data[s.st_shndx]) continue;
-    const bool runtime = bind == STB_LOCAL ? runtime_file(file) : runtime_global(name);
+    const bool runtime = bind == STB_LOCAL ? runtime_local(file, name) : runtime_global(name);
     if (!runtime && own.size() < 4) own.push_back(name.empty() ? "(unnamed)" : name);
   }
   if (!own.empty()) {
