@@ -9,7 +9,8 @@
 /* Keyvals: a delete callback that frees its keyval, then the program freeing its own copy of the
  * handle. The standard lets a keyval be freed while values still use it (MPI-4.1 7.7.2: "the
  * keyval is freed only when all attributes using it are deleted"); a second free of that live
- * keyval must not take away the reference an attached value holds (MPICH and Open MPI accept it). */
+ * keyval must not take away the reference an attached value holds (MPICH and Open MPI accept it).
+ */
 static int keyval_deletes;
 static int free_own_keyval(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)comm;
