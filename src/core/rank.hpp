@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,16 @@ public:
   // args). Kept here rather than on the rank's stack, which exit() drops without unwinding.
   std::vector<std::string> args;
   std::vector<char *> argv;
+
+  // CUDA (src/core/cudart.cpp): the stream that takes the rank's default-stream work, created on
+  // first use (the PE's device cache destroys it at the end), and the streams the rank created,
+  // which its cudaDeviceSynchronize waits for.
+  struct Cuda {
+    void *stream = nullptr;
+    std::vector<void *> streams;
+    // MPIX streams and stream-ordered operations (src/mpi/stream.cpp owns what this holds).
+    std::shared_ptr<void> mpix;
+  } cuda;
 
   bool initialized = false;
   int thread_level = MPI_THREAD_SINGLE; // what MPI_Init(_thread) provided

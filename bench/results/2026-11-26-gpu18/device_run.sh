@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Issue 18 on a GPU machine, in one device call: the gpu-labelled CTest suite, then the overlap
+# measurement (N ranks that each run a 2 ms kernel, wait with KIND and swap a 32 KiB device halo
+# with both ring neighbours; time per iteration / 2 ms), side by side in one run:
+#   ranks   N virtual ranks of one process (per-rank streams, yielding waits: this branch)
+#   before  the same with AMPI_GPU_RANK_STREAMS=0 (the CUDA runtime untouched, as main behaves)
+#   mps     N processes of one rank under an MPS daemon that ampirun starts (--mps on)
+# Run from the repository root with the staged build carried along:
+#   bash bench/results/2026-11-26-gpu18/device_run.sh [CARRY_DIR]   (default build-h18-carry)
+set -uo pipefail
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+carry=${1:-build-h18-carry}
+nvidia-smi -L | tee "$out/gpus.txt"
+source "$carry/gpu_env.sh"; export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
+export PMIX_MCA_pcompress='^zlib' # the staged PMIx 4.2 must not load the image's PMIx 5 plugins
+( cd "$AMPI_BUILD/tests/gpu" && timeout 300 ctest --output-on-failure -j2 ) > "$out/ctest-gpu.txt" 2>&1
+grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$out/ctest-gpu.txt" | head -40
+( cd "$AMPI_BUILD/tests/gpu" && ctest -R 'gpu_overlap.*overlap' -V 2>&1 | grep -E "ranks together" ) | tee "$out/overlap-ratios.txt"
+exe=$AMPI_BUILD/tests/gpu/gpu_overlap_static
+run() { timeout 60 "$AMPI_BUILD/bin/ampirun" --timeout 55 "$@" 2>&1 | grep -E "^bench|FAIL|error" ; }
+for n in 4 8; do
+  for kind in stream device memcpy; do
+    for round in 1 2; do
+      echo "== n=$n kind=$kind round=$round"
+      echo -n "ranks  "; run -np 1 --vp $n "$exe" bench $kind 200 2000
+      echo -n "before "; run -np 1 --vp $n -x AMPI_GPU_RANK_STREAMS=0 "$exe" bench $kind 100 2000
+      echo -n "mps    "; run -np $n --vp $n --mps on "$exe" bench $kind 200 2000
+    done
+  done
+done 2>&1 | tee "$out/bench.txt"
+echo "== shared runtime, 8 ranks"
+for kind in stream device memcpy; do
+  echo -n "ranks  "; run -np 1 --vp 8 "$AMPI_BUILD/tests/gpu/gpu_overlap_shared" bench $kind 200 2000
+done 2>&1 | tee -a "$out/bench.txt"
