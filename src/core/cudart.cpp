@@ -15,17 +15,17 @@
 // - cudaDeviceSynchronize waits for the rank's own streams only (its default stream and those it
 //   created), not for the other ranks' work.
 // A PE with one rank calls the runtime unchanged. The program's calls reach us through its GOT
-// (shared runtime: redirect_cuda_runtime, below) or the linker's --wrap (static runtime, which
+// (shared runtime: shared_replacements, which device_reset.cpp applies) or the linker's --wrap (static runtime, which
 // mpicc/mpicxx add: src/start/cudart_wrap.c); both pass the real functions in a table.
 #include "core/cudart.hpp"
 
-#include "core/pe.hpp"
 #include "core/cudart_table.h"
-#include "privatize/got_patch.hpp"
+#include "core/pe.hpp"
 
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace ampi {
 
@@ -51,6 +51,18 @@ Rank *own_rank() noexcept {
   const PeConfig &c = pe->config();
   if (c.placement.count_of(c.my_pe) < 2) return nullptr;
   return pe->scheduled_if();
+}
+
+// The rank whose blocking waits yield, or nullptr: a rank of a PE with several ranks, or one that
+// has stream-ordered MPI in flight (MPIX_*_enqueue, src/mpi/stream.cpp: its helper tasks must run
+// while the rank waits for a stream that waits for them).
+Rank *waiting_rank() noexcept {
+  Pe *pe = Pe::get_if();
+  if (!pe || Pe::in_thread() || !pe->config().gpu_rank_streams) return nullptr;
+  Rank *r = pe->scheduled_if();
+  if (!r) return nullptr;
+  const PeConfig &c = pe->config();
+  return c.placement.count_of(c.my_pe) >= 2 || r->cuda.mpix ? r : nullptr;
 }
 
 // The rank's own stream, made on first use (nullptr, with the error in *err, if it cannot be).
@@ -80,7 +92,7 @@ void *map(const ampi_cudart *real, Rank *r, void *s, int *err) {
 // (the real call that follows blocks, as without us).
 int yield_until(Rank &r, void *stream, void *event) {
   Pe &pe = r.pe;
-  if (pe.live_ranks() < 2) return kCudaSuccess;
+  if (pe.live_ranks() < 2 && !r.cuda.mpix) return kCudaSuccess;
   bool done = false;
   int result = kCudaSuccess;
   auto wake = [&done, &result, &r](gpu::CUresult res) {
@@ -110,6 +122,12 @@ template <class Issue> int sync_op(const ampi_cudart *real, Rank &r, bool drain,
   if (int e = issue(s); e != kCudaSuccess) return e;
   yield_until(r, s, nullptr);
   return real->cudaStreamSynchronize(s);
+}
+
+// Before a synchronous call on the legacy stream without streams per rank: a rank that must not
+// block its PE (waiting_rank) first waits, yielding, for what that call would wait for.
+void legacy_wait() {
+  if (Rank *w = waiting_rank()) yield_until(*w, nullptr, nullptr);
 }
 
 // Copies that may write pageable host memory (everything but host-to-device and device-to-device).
@@ -145,16 +163,17 @@ AMPI_CUDART_CALLS(AMPI_CUDART_SHARED)
 
 } // namespace
 
-void redirect_cuda_runtime(const link_map &program) noexcept {
+std::vector<cudart::Replacement> cudart::shared_replacements() {
   // Only where the shared runtime is loaded (it is, before main, for a program that links it):
   // other programs pay one lookup.
-  if (!::dlsym(RTLD_DEFAULT, "cudaStreamSynchronize")) return;
-  privatize::patch_got(program, "cudaDeviceSynchronize",
-                       reinterpret_cast<void *>(&shared_cudaDeviceSynchronize));
-#define AMPI_CUDART_PATCH(name, params, args)                                                      \
-  privatize::patch_got(program, #name, reinterpret_cast<void *>(&shared_##name));
-  AMPI_CUDART_CALLS(AMPI_CUDART_PATCH)
-#undef AMPI_CUDART_PATCH
+  if (!::dlsym(RTLD_DEFAULT, "cudaStreamSynchronize")) return {};
+  std::vector<Replacement> v;
+  v.push_back({"cudaDeviceSynchronize", reinterpret_cast<void *>(&shared_cudaDeviceSynchronize)});
+#define AMPI_CUDART_ENTRY(name, params, args)                                                      \
+  v.push_back({#name, reinterpret_cast<void *>(&shared_##name)});
+  AMPI_CUDART_CALLS(AMPI_CUDART_ENTRY)
+#undef AMPI_CUDART_ENTRY
+  return v;
 }
 
 } // namespace ampi
@@ -178,23 +197,32 @@ using ampi::yield_until;
 extern "C" {
 
 int ampi_cudart_cudaStreamSynchronize(const ampi_cudart *real, void *s) {
-  Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaStreamSynchronize, s);
+  Rank *w = ampi::waiting_rank();
+  if (!w) return AMPI_REAL(cudaStreamSynchronize, s);
   int err = ampi::kCudaSuccess;
-  s = map(real, r, s, &err);
+  s = map(real, own_rank(), s, &err);
   if (!s && err != ampi::kCudaSuccess) return err;
-  yield_until(*r, s, nullptr);
+  yield_until(*w, s, nullptr);
   return AMPI_REAL(cudaStreamSynchronize, s);
 }
 
 int ampi_cudart_cudaEventSynchronize(const ampi_cudart *real, void *e) {
-  if (Rank *r = own_rank(); r && e) yield_until(*r, nullptr, e);
+  if (Rank *w = ampi::waiting_rank(); w && e) yield_until(*w, nullptr, e);
   return AMPI_REAL(cudaEventSynchronize, e);
 }
 
 int ampi_cudart_cudaDeviceSynchronize(const ampi_cudart *real) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaDeviceSynchronize);
+  if (!r) {
+    // Without streams per rank: first the legacy stream (whose events wait for every blocking
+    // stream) and the rank's streams, yielding, then the real call.
+    if (Rank *w = ampi::waiting_rank()) {
+      yield_until(*w, nullptr, nullptr);
+      for (void *s : std::vector<void *>(w->cuda.streams))
+        yield_until(*w, s, nullptr);
+    }
+    return AMPI_REAL(cudaDeviceSynchronize);
+  }
   // The rank's own streams: its default one (if it was ever used) and those it created.
   std::vector<void *> streams = r->cuda.streams;
   if (r->cuda.stream) streams.push_back(r->cuda.stream);
@@ -222,7 +250,8 @@ int ampi_cudart_cudaStreamWaitEvent(const ampi_cudart *real, void *s, void *e, u
 
 // Streams the rank creates: its cudaDeviceSynchronize waits for them.
 static int created(void **s, int e) {
-  if (Rank *r = own_rank(); r && e == ampi::kCudaSuccess && s && *s) r->cuda.streams.push_back(*s);
+  if (Rank *r = ampi::waiting_rank(); r && e == ampi::kCudaSuccess && s && *s)
+    r->cuda.streams.push_back(*s);
   return e;
 }
 int ampi_cudart_cudaStreamCreate(const ampi_cudart *real, void **s) {
@@ -231,18 +260,20 @@ int ampi_cudart_cudaStreamCreate(const ampi_cudart *real, void **s) {
 int ampi_cudart_cudaStreamCreateWithFlags(const ampi_cudart *real, void **s, unsigned f) {
   return created(s, AMPI_REAL(cudaStreamCreateWithFlags, s, f));
 }
-int ampi_cudart_cudaStreamCreateWithPriority(const ampi_cudart *real, void **s, unsigned f,
-                                             int p) {
+int ampi_cudart_cudaStreamCreateWithPriority(const ampi_cudart *real, void **s, unsigned f, int p) {
   return created(s, AMPI_REAL(cudaStreamCreateWithPriority, s, f, p));
 }
 int ampi_cudart_cudaStreamDestroy(const ampi_cudart *real, void *s) {
-  if (Rank *r = own_rank()) std::erase(r->cuda.streams, s);
+  if (Rank *r = ampi::waiting_rank()) std::erase(r->cuda.streams, s);
   return AMPI_REAL(cudaStreamDestroy, s);
 }
 
 int ampi_cudart_cudaMemcpy(const ampi_cudart *real, void *d, const void *src, size_t n, int k) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemcpy, d, src, n, k);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemcpy, d, src, n, k);
+  }
   return ampi::sync_op(real, *r, ampi::to_host(k),
                        [&](void *s) { return AMPI_REAL(cudaMemcpyAsync, d, src, n, k, s); });
 }
@@ -253,7 +284,10 @@ int ampi_cudart_cudaMemcpyAsync(const ampi_cudart *real, void *d, const void *sr
 int ampi_cudart_cudaMemcpy2D(const ampi_cudart *real, void *d, size_t dp, const void *src,
                              size_t sp, size_t w, size_t h, int k) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemcpy2D, d, dp, src, sp, w, h, k);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemcpy2D, d, dp, src, sp, w, h, k);
+  }
   return ampi::sync_op(real, *r, ampi::to_host(k), [&](void *s) {
     return AMPI_REAL(cudaMemcpy2DAsync, d, dp, src, sp, w, h, k, s);
   });
@@ -264,7 +298,10 @@ int ampi_cudart_cudaMemcpy2DAsync(const ampi_cudart *real, void *d, size_t dp, c
 }
 int ampi_cudart_cudaMemcpy3D(const ampi_cudart *real, const void *p) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemcpy3D, p);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemcpy3D, p);
+  }
   return ampi::sync_op(real, *r, true, [&](void *s) { return AMPI_REAL(cudaMemcpy3DAsync, p, s); });
 }
 int ampi_cudart_cudaMemcpy3DAsync(const ampi_cudart *real, const void *p, void *s) {
@@ -273,7 +310,10 @@ int ampi_cudart_cudaMemcpy3DAsync(const ampi_cudart *real, const void *p, void *
 int ampi_cudart_cudaMemcpyPeer(const ampi_cudart *real, void *d, int dd, const void *src, int sd,
                                size_t n) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemcpyPeer, d, dd, src, sd, n);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemcpyPeer, d, dd, src, sd, n);
+  }
   return ampi::sync_op(real, *r, false, [&](void *s) {
     return AMPI_REAL(cudaMemcpyPeerAsync, d, dd, src, sd, n, s);
   });
@@ -285,7 +325,10 @@ int ampi_cudart_cudaMemcpyPeerAsync(const ampi_cudart *real, void *d, int dd, co
 int ampi_cudart_cudaMemcpyToSymbol(const ampi_cudart *real, const void *sym, const void *src,
                                    size_t n, size_t o, int k) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemcpyToSymbol, sym, src, n, o, k);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemcpyToSymbol, sym, src, n, o, k);
+  }
   return ampi::sync_op(real, *r, false, [&](void *s) {
     return AMPI_REAL(cudaMemcpyToSymbolAsync, sym, src, n, o, k, s);
   });
@@ -297,7 +340,10 @@ int ampi_cudart_cudaMemcpyToSymbolAsync(const ampi_cudart *real, const void *sym
 int ampi_cudart_cudaMemcpyFromSymbol(const ampi_cudart *real, void *d, const void *sym, size_t n,
                                      size_t o, int k) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemcpyFromSymbol, d, sym, n, o, k);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemcpyFromSymbol, d, sym, n, o, k);
+  }
   return ampi::sync_op(real, *r, ampi::to_host(k), [&](void *s) {
     return AMPI_REAL(cudaMemcpyFromSymbolAsync, d, sym, n, o, k, s);
   });
@@ -308,7 +354,10 @@ int ampi_cudart_cudaMemcpyFromSymbolAsync(const ampi_cudart *real, void *d, cons
 }
 int ampi_cudart_cudaMemset(const ampi_cudart *real, void *d, int v, size_t n) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemset, d, v, n);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemset, d, v, n);
+  }
   return ampi::sync_op(real, *r, false,
                        [&](void *s) { return AMPI_REAL(cudaMemsetAsync, d, v, n, s); });
 }
@@ -318,7 +367,10 @@ int ampi_cudart_cudaMemsetAsync(const ampi_cudart *real, void *d, int v, size_t 
 int ampi_cudart_cudaMemset2D(const ampi_cudart *real, void *d, size_t p, int v, size_t w,
                              size_t h) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemset2D, d, p, v, w, h);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemset2D, d, p, v, w, h);
+  }
   return ampi::sync_op(real, *r, false,
                        [&](void *s) { return AMPI_REAL(cudaMemset2DAsync, d, p, v, w, h, s); });
 }
@@ -328,12 +380,15 @@ int ampi_cudart_cudaMemset2DAsync(const ampi_cudart *real, void *d, size_t p, in
 }
 int ampi_cudart_cudaMemset3D(const ampi_cudart *real, ampi_pitched_ptr p, int v, ampi_extent e) {
   Rank *r = own_rank();
-  if (!r) return AMPI_REAL(cudaMemset3D, p, v, e);
+  if (!r) {
+    ampi::legacy_wait();
+    return AMPI_REAL(cudaMemset3D, p, v, e);
+  }
   return ampi::sync_op(real, *r, false,
                        [&](void *s) { return AMPI_REAL(cudaMemset3DAsync, p, v, e, s); });
 }
-int ampi_cudart_cudaMemset3DAsync(const ampi_cudart *real, ampi_pitched_ptr p, int v,
-                                  ampi_extent e, void *s) {
+int ampi_cudart_cudaMemset3DAsync(const ampi_cudart *real, ampi_pitched_ptr p, int v, ampi_extent e,
+                                  void *s) {
   AMPI_MAPPED(cudaMemset3DAsync, p, v, e, s);
 }
 int ampi_cudart_cudaLaunchKernel(const ampi_cudart *real, const void *f, ampi_dim3 g, ampi_dim3 b,

@@ -2,17 +2,19 @@
 // waits that let the PE's other ranks run, and a default stream per rank (see cudart.cpp).
 #pragma once
 
-#include <link.h>
+#include <vector>
 
-namespace ampi {
+namespace ampi::cudart {
 
-// Points `program`'s (the program as started, or a rank's copy) calls of the shared CUDA
-// runtime's waits, copies, launches and stream calls at ours (nothing without the shared
-// runtime). A program with the static runtime is linked with wrappers instead
-// (src/start/cudart_wrap.c, which mpicc/mpicxx add).
-void redirect_cuda_runtime(const link_map &program) noexcept;
-
-namespace cudart {
+// The shared CUDA runtime's waits, copies, launches and stream calls, each with ours, for the
+// program's GOT slots (device_reset.cpp points them there, in the program as started and in each
+// rank's copy); empty without the shared runtime. A program with the static runtime is linked
+// with wrappers instead (src/start/cudart_wrap.c, which mpicc/mpicxx add).
+struct Replacement {
+  const char *name;
+  void *fn;
+};
+std::vector<Replacement> shared_replacements();
 
 // The stream that the running rank's work on `stream` goes to: its own stream for the default
 // ones (0, cudaStreamLegacy, cudaStreamPerThread) where ranks have their own, else `stream`.
@@ -23,6 +25,4 @@ void *stream_of_rank(void *stream, int *err);
 // meanwhile (the PE runs its other ranks); the driver's outcome (0: success).
 int wait_stream(void *stream);
 
-} // namespace cudart
-
-} // namespace ampi
+} // namespace ampi::cudart

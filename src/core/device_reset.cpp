@@ -28,7 +28,8 @@ void redirect_device_reset(const link_map &program) noexcept {
   privatize::patch_got(program, "cudaDeviceReset", reinterpret_cast<void *>(&reset_for_rank));
   // The runtime's waits and default streams likewise (core/cudart.hpp), wherever this one is
   // applied: the program as started, its template and each rank's copy.
-  redirect_cuda_runtime(program);
+  for (const cudart::Replacement &r : cudart::shared_replacements())
+    privatize::patch_got(program, r.name, r.fn);
 }
 
 } // namespace ampi

@@ -63,8 +63,8 @@ void fill(void *h) {
   load(h, d.cuEventRecord, "cuEventRecord");
   load(h, d.cuEventQuery, "cuEventQuery");
   load(h, d.cuEventDestroy, "cuEventDestroy_v2");
-  d.cuStreamWaitValue32 = reinterpret_cast<decltype(d.cuStreamWaitValue32)>(
-      dlsym(h, "cuStreamWaitValue32_v2"));
+  d.cuStreamWaitValue32 =
+      reinterpret_cast<decltype(d.cuStreamWaitValue32)>(dlsym(h, "cuStreamWaitValue32_v2"));
   if (!d.cuStreamWaitValue32)
     d.cuStreamWaitValue32 =
         reinterpret_cast<decltype(d.cuStreamWaitValue32)>(dlsym(h, "cuStreamWaitValue32"));

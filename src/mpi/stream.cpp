@@ -36,10 +36,10 @@ struct Stream {
   // cuMemHostAlloc (freed with the stream).
   std::shared_ptr<std::uint32_t> word;
   gpu::CUdeviceptr word_device = 0;
-  std::uint32_t issued = 0;  // operations enqueued so far (the last one's ticket)
-  std::uint32_t done = 0;    // every operation up to this ticket has completed
+  std::uint32_t issued = 0;           // operations enqueued so far (the last one's ticket)
+  std::uint32_t done = 0;             // every operation up to this ticket has completed
   std::set<std::uint32_t> done_later; // completed tickets past `done`
-  int running = 0;           // operations started and not completed
+  int running = 0;                    // operations started and not completed
   bool freed = false;
 };
 
@@ -196,8 +196,8 @@ int wait_enqueue(Rank &self, const char *fn, MPI_Request *request, MPI_Status *s
                  static_cast<unsigned>(*request));
   const gpu::Driver &d = gpu::driver();
   Stream &s = *op->stream;
-  if (const gpu::CUresult e = d.cuStreamWaitValue32(static_cast<gpu::CUstream>(s.cuda), s.word_device,
-                                                    op->ticket, gpu::kStreamWaitValueGeq);
+  if (const gpu::CUresult e = d.cuStreamWaitValue32(
+          static_cast<gpu::CUstream>(s.cuda), s.word_device, op->ticket, gpu::kStreamWaitValueGeq);
       e != gpu::kCudaSuccess)
     return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn, "cuStreamWaitValue32 failed: %s",
                  gpu::cuda_error_string(e));
@@ -301,15 +301,15 @@ extern "C" int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) {
                      "the CUDA driver lacks cuStreamWaitValue32 or mapped host memory");
       static_cast<void>(self->pe.devptrs().current_context(nullptr));
       void *mem = nullptr;
-      if (gpu::CUresult e = d.cuMemHostAlloc(
-              &mem, 64, gpu::kMemHostAllocDeviceMap | gpu::kMemHostAllocPortable);
+      if (gpu::CUresult e =
+              d.cuMemHostAlloc(&mem, 64, gpu::kMemHostAllocDeviceMap | gpu::kMemHostAllocPortable);
           e != gpu::kCudaSuccess)
         return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn, "cuMemHostAlloc failed: %s",
                      gpu::cuda_error_string(e));
-      st->word = std::shared_ptr<std::uint32_t>(static_cast<std::uint32_t *>(mem),
-                                                [](std::uint32_t *p) {
-                                                  static_cast<void>(gpu::driver().cuMemFreeHost(p));
-                                                });
+      st->word =
+          std::shared_ptr<std::uint32_t>(static_cast<std::uint32_t *>(mem), [](std::uint32_t *p) {
+            static_cast<void>(gpu::driver().cuMemFreeHost(p));
+          });
       *st->word = 0;
       if (gpu::CUresult e = d.cuMemHostGetDevicePointer(&st->word_device, mem, 0);
           e != gpu::kCudaSuccess)
@@ -366,8 +366,8 @@ extern "C" int PMPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype data
 }
 AMPI_PMPI_ALIAS(MPIX_Isend_enqueue)
 
-extern "C" int PMPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source,
-                                   int tag, MPI_Comm comm, MPI_Request *request) {
+extern "C" int PMPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                                   MPI_Comm comm, MPI_Request *request) {
   return enqueue("MPIX_Irecv_enqueue", false, buf, count, datatype, source, tag, comm, request);
 }
 AMPI_PMPI_ALIAS(MPIX_Irecv_enqueue)

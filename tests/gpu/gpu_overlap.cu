@@ -101,8 +101,8 @@ static void kernel_and_wait(const char *kind, unsigned long long ns, int *dev, i
   } else if (std::strcmp(kind, "memcpy2d") == 0) {
     *host = 0;
     spin<<<1, 1>>>(ns, dev);
-    CHECK_CUDA(cudaMemcpy2D(host, sizeof(int), dev, sizeof(int), sizeof(int), 1,
-                            cudaMemcpyDeviceToHost));
+    CHECK_CUDA(
+        cudaMemcpy2D(host, sizeof(int), dev, sizeof(int), sizeof(int), 1, cudaMemcpyDeviceToHost));
     EXPECT(*host == 42, "cudaMemcpy2D after the kernel read %d, not 42", *host);
   } else if (std::strcmp(kind, "symbol") == 0) {
     int v = 0;
@@ -352,7 +352,8 @@ int main(int argc, char **argv) {
   } else if (std::strcmp(what, "bench") == 0 && argc > 4) {
     bench(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), rank, size);
   } else {
-    EXPECT(false, "usage: gpu_overlap overlap KIND | own | iinvoke | enqueue | bench KIND ITERS US");
+    EXPECT(false,
+           "usage: gpu_overlap overlap KIND | own | iinvoke | enqueue | bench KIND ITERS US");
   }
   MPI_Finalize();
   if (rank == 0 && std::strcmp(what, "bench") != 0) std::printf("%s: ok\n", what);
