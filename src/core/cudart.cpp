@@ -15,8 +15,9 @@
 // - cudaDeviceSynchronize waits for the rank's own streams only (its default stream and those it
 //   created), not for the other ranks' work.
 // A PE with one rank calls the runtime unchanged. The program's calls reach us through its GOT
-// (shared runtime: shared_replacements, which device_reset.cpp applies) or the linker's --wrap (static runtime, which
-// mpicc/mpicxx add: src/start/cudart_wrap.c); both pass the real functions in a table.
+// (shared runtime: shared_replacements, which device_reset.cpp applies) or the linker's --wrap
+// (static runtime, which mpicc/mpicxx add: src/start/cudart_wrap.c); both pass the real functions
+// in a table.
 #include "core/cudart.hpp"
 
 #include "core/cudart_table.h"
@@ -448,8 +449,8 @@ int wait_stream(void *stream) {
   Pe *pe = Pe::get_if();
   Rank *r = pe && !Pe::in_thread() ? pe->scheduled_if() : nullptr;
   if (!r) {
-    const gpu::CUresult e = gpu::driver().cuStreamSynchronize(static_cast<gpu::CUstream>(stream));
-    return e;
+    if (!gpu::cuda_loaded()) return gpu::kCudaErrorNotInitialized;
+    return gpu::driver().cuStreamSynchronize(static_cast<gpu::CUstream>(stream));
   }
   return yield_until(*r, stream, nullptr);
 }

@@ -281,6 +281,7 @@ void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKi
 }
 
 bool DevPtrCache::watch_stream(CUstream stream, std::function<void(CUresult)> done) {
+  if (!cuda_loaded()) return false; // (fills the driver table on first sight of libcuda)
   const Driver &d = driver();
   const CUcontext ctx = current_context(nullptr);
   CUevent ev = nullptr;
@@ -300,10 +301,15 @@ bool DevPtrCache::watch_stream(CUstream stream, std::function<void(CUresult)> do
 }
 
 void DevPtrCache::watch_event(CUevent event, std::function<void(CUresult)> done) {
+  if (!cuda_loaded()) return done(kCudaErrorNotInitialized);
   pending_.push_back(Pending{event, {}, std::move(done), false});
 }
 
 CUstream DevPtrCache::create_stream(unsigned flags, CUresult *err) {
+  if (!cuda_loaded()) {
+    *err = kCudaErrorNotInitialized;
+    return nullptr;
+  }
   const CUcontext ctx = current_context(nullptr);
   CUstream s = nullptr;
   if (CUresult r = driver().cuStreamCreate(&s, flags); r != kCudaSuccess) {

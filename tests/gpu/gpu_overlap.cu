@@ -121,8 +121,11 @@ static int overlap(const char *kind, int rank, int size) {
   CHECK_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
   CHECK_CUDA(cudaMalloc(&dev, sizeof(int)));
   int *host = static_cast<int *>(std::malloc(sizeof(int))); // pageable, as most codes have
-  const unsigned long long k_ns = 100ull * 1000 * 1000;     // 100 ms
-  kernel_and_wait(kind, 1000, dev, host, s, ev);            // warm-up (module load, streams)
+  // Allocations may synchronize the whole device (for the whole process): all made before any
+  // rank's kernel runs.
+  MPI_Barrier(MPI_COMM_WORLD);
+  const unsigned long long k_ns = 100ull * 1000 * 1000; // 100 ms
+  kernel_and_wait(kind, 1000, dev, host, s, ev);        // warm-up (module load, streams)
   MPI_Barrier(MPI_COMM_WORLD);
   // K with rank 0 working alone (the others wait in MPI_Barrier).
   double alone = 0;
@@ -160,6 +163,7 @@ static int own_stream(int rank) {
   CHECK_CUDA(cudaMalloc(&dev, sizeof(int)));
   *word = 0;
   flags[0] = flags[1] = -1;
+  MPI_Barrier(MPI_COMM_WORLD); // (allocations may synchronize the whole device)
   if (rank == 0) {
     wait_word<<<1, 1>>>(word, 5ull * 1000 * 1000 * 1000, flags); // on stream 0
     CHECK_CUDA(cudaGetLastError());
@@ -194,6 +198,7 @@ static int iinvoke() {
   *word = 0;
   cudaStream_t s = nullptr;
   CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  MPI_Barrier(MPI_COMM_WORLD); // (allocations may synchronize the whole device)
   for (cudaStream_t which : {s, cudaStream_t(nullptr)}) {
     *reinterpret_cast<volatile int *>(word) = 0;
     wait_word<<<1, 1, 0, which>>>(word, 5ull * 1000 * 1000 * 1000, timed_out);
@@ -227,8 +232,10 @@ static int iinvoke() {
 
 static int enqueue(int rank, int size) {
   const int n = 1 << 16;
+  // A non-blocking stream: the library's CUDA IPC send waits for the legacy stream, which waits
+  // for every blocking stream, a blocking stream waiting for that very send included (README).
   cudaStream_t cs = nullptr;
-  CHECK_CUDA(cudaStreamCreate(&cs));
+  CHECK_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "type", "cudaStream_t");
@@ -245,6 +252,7 @@ static int enqueue(int rank, int size) {
   CHECK_CUDA(cudaMalloc(&recv2, n * sizeof(int)));
   CHECK_CUDA(cudaMallocManaged(&wrong, sizeof(int)));
   *wrong = 0;
+  MPI_Barrier(MPI_COMM_WORLD); // (allocations may synchronize the whole device)
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
   for (int round = 0; round < 3; ++round) {
     // Everything on the stream, the host never waits: a kernel makes the data (after a delay, so

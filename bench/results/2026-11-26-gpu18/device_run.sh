@@ -14,10 +14,15 @@ nvidia-smi -L | tee "$out/gpus.txt"
 source "$carry/gpu_env.sh"; export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
 export PMIX_MCA_pcompress='^zlib' # the staged PMIx 4.2 must not load the image's PMIx 5 plugins
 # The timing tests alone (another process's kernels would time-slice the GPU with theirs).
-( cd "$AMPI_BUILD/tests/gpu" && timeout 200 ctest -V -j4 -E '\.overlap\.';
+( cd "$AMPI_BUILD/tests/gpu" && timeout 200 ctest -V -j4 -E '\.overlap\.|enqueue';
   timeout 100 ctest -V -R '\.overlap\.' ) > "$out/ctest-gpu.txt" 2>&1
 grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|Not Run|\*\*\*Exception" "$out/ctest-gpu.txt" | grep -v "^[0-9]*: " | head -40
 grep -E "ranks together|FAIL" "$out/ctest-gpu.txt" | tee "$out/overlap-ratios.txt"
+# MPIX stream enqueue (hung in the first call): one process and two, 20 s each at most.
+for l in "1 2" "2 2"; do set -- $l
+  echo "== enqueue np $1 vp $2"
+  timeout 25 "$AMPI_BUILD/bin/ampirun" -np $1 --vp $2 --timeout 20 "$AMPI_BUILD/tests/gpu/gpu_overlap_static" enqueue 2>&1 | grep -v "ampi: note" | tail -5
+done 2>&1 | tee "$out/enqueue.txt"
 exe=$AMPI_BUILD/tests/gpu/gpu_overlap_static
 run() { timeout 60 "$AMPI_BUILD/bin/ampirun" --timeout 55 "$@" 2>&1 | grep -E "^bench|FAIL|error" ; }
 for n in 4 8; do
