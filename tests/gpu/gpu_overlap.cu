@@ -80,6 +80,22 @@ __global__ void count_wrong(const int *x, int n, int base, int *wrong) {
 
 __device__ int symbol_value;
 
+// Every kernel of this file launched once and waited for, before the ranks' kernels overlap: with
+// lazy module loading (CUDA's default) a rank's first launch of a kernel loads it, and loading
+// waits for the kernels running on the device (the other ranks' too), blocking the PE (README).
+static void warm_up() {
+  int *d = nullptr;
+  if (cudaMalloc(&d, 2 * sizeof(int)) != cudaSuccess) return;
+  int one = 1;
+  cudaMemcpy(d, &one, sizeof one, cudaMemcpyHostToDevice);
+  spin<<<1, 1>>>(0, d);
+  wait_word<<<1, 1>>>(d, 0, d + 1);
+  fill<<<1, 1>>>(d, 0, 0);
+  count_wrong<<<1, 1>>>(d, 0, 0, d + 1);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+}
+
 // One kernel of `ns` and the wait of kind `kind` (on `s`, or the default stream).
 static void kernel_and_wait(const char *kind, unsigned long long ns, int *dev, int *host,
                             cudaStream_t s, cudaEvent_t ev) {
@@ -344,6 +360,8 @@ int main(int argc, char **argv) {
   const char *lr = std::getenv("LOCAL_RANK");
   CHECK_CUDA(cudaSetDevice(lr ? std::atoi(lr) % devices : 0));
   MPI_Init(&argc, &argv);
+  warm_up();
+  MPI_Barrier(MPI_COMM_WORLD);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
