@@ -340,10 +340,11 @@ def generate_cpp(funcs):
             b = bind(f)
             if name in UNSUPPORTED or b.unbound:
                 # Arguments are not read: the call raises the error naming the function.
-                out.append(f"void {prefix}{name.lower()}_(...);")
-                out.append(f"void {prefix}{name.lower()}_(...) {{")
+                # The arguments are not read (hidden string lengths, if any, follow ierror).
+                unused = ", ".join(["void *"] * len(f.params) + ["MPI_Fint *ierror"])
+                out.append(f"void {prefix}{name.lower()}_({unused}) {{")
                 out.append("  // Not callable from Fortran yet (see tools/gen_fortran.py).")
-                out.append(f'  (void)unsupported("{name} (Fortran)");')
+                out.append(f'  *ierror = unsupported("{name} (Fortran)");')
                 out.append("}")
                 out.append("")
                 continue
