@@ -42,43 +42,59 @@ AmpiFortranChar mpi_fortran_argvs_null_;
 namespace ampi::mpi::fortran {
 namespace {
 
-// The addresses the library sees, in Sentinel's order.
-const void *seen(Sentinel s) noexcept {
-  switch (s) {
-  case Sentinel::bottom:
-    return &mpi_fortran_bottom_;
-  case Sentinel::in_place:
-    return &mpi_fortran_in_place_;
-  case Sentinel::status_ignore:
-    return &mpi_fortran_st_ignore_;
-  case Sentinel::statuses_ignore:
-    return &mpi_fortran_sts_ignore_;
-  case Sentinel::errcodes_ignore:
-    return &mpi_fortran_errcodes_ign_;
-  case Sentinel::unweighted:
-    return &mpi_fortran_unweighted_;
-  case Sentinel::weights_empty:
-    return &mpi_fortran_weights_empty_;
-  case Sentinel::argv_null:
-    return &mpi_fortran_argv_null_;
-  case Sentinel::argvs_null:
-    return &mpi_fortran_argvs_null_;
+constexpr int kSentinels = 9;
+
+// Where the sentinels are as the library sees them, and which of them the program as started
+// defines (a program that declares the COMMON blocks; each is checked, as a program may declare
+// some only). Computed once: nothing of it changes while the process runs.
+struct Places {
+  std::uintptr_t at[kSentinels + 1] = {}; // by Sentinel (0: none)
+  bool in_program[kSentinels + 1] = {};
+  std::uintptr_t lo = 0, hi = 0; // the range of at[]
+  std::uintptr_t program = 0;    // bias of the program as started, if it has some
+};
+
+// Out of line, so that classify() (on every choice buffer) stays a leaf without saved registers.
+[[gnu::noinline]] Places make_places() noexcept {
+  {
+    Places p;
+    const void *seen[kSentinels + 1] = {nullptr,
+                                        &mpi_fortran_bottom_,
+                                        &mpi_fortran_in_place_,
+                                        &mpi_fortran_st_ignore_,
+                                        &mpi_fortran_sts_ignore_,
+                                        &mpi_fortran_errcodes_ign_,
+                                        &mpi_fortran_unweighted_,
+                                        &mpi_fortran_weights_empty_,
+                                        &mpi_fortran_argv_null_,
+                                        &mpi_fortran_argvs_null_};
+    const std::uintptr_t program = privatize::Image::program_bias();
+    p.lo = ~std::uintptr_t{0};
+    for (int i = 1; i <= kSentinels; ++i) {
+      p.at[i] = reinterpret_cast<std::uintptr_t>(seen[i]);
+      p.lo = std::min(p.lo, p.at[i]);
+      p.hi = std::max(p.hi, p.at[i] + 1);
+      Dl_info info{};
+      if (::dladdr(seen[i], &info) != 0 &&
+          reinterpret_cast<std::uintptr_t>(info.dli_fbase) == program) {
+        p.in_program[i] = true;
+        p.program = program;
+      }
+    }
+    return p;
   }
-  return nullptr;
 }
 
-// Where the program as started is loaded, if the sentinels live in it (the program declared the
-// COMMON blocks); 0 if they are libampi's own (no copy of the program has them). Computed once:
-// it never changes while the process runs.
-std::uintptr_t program_bias_of_sentinels() noexcept {
-  static const std::uintptr_t bias = [] {
-    Dl_info info{};
-    if (::dladdr(&mpi_fortran_bottom_, &info) == 0) return std::uintptr_t{0};
-    const std::uintptr_t program = privatize::Image::program_bias();
-    return reinterpret_cast<std::uintptr_t>(info.dli_fbase) == program ? program
-                                                                       : std::uintptr_t{0};
-  }();
-  return bias;
+const Places &places() noexcept {
+  static const Places places = make_places();
+  return places;
+}
+
+// The load address of a dlopened copy (AMPI_PRIVATIZE_LOADER=dlopen, sanitizer runs).
+[[gnu::noinline, gnu::cold]] std::uintptr_t dlopened_bias(void *program) noexcept {
+  link_map *map = nullptr;
+  if (::dlinfo(program, RTLD_DI_LINKMAP, &map) == 0 && map) return map->l_addr;
+  return 0;
 }
 
 // Where the calling rank's copy of the program is loaded; 0 when it runs the program as started.
@@ -87,32 +103,36 @@ std::uintptr_t copy_bias() noexcept {
   Rank *r = pe ? pe->current_if() : nullptr;
   if (!r) return 0;
   if (r->privatize.mapped) return r->privatize.mapped;
-  if (r->privatize.program) {
-    link_map *map = nullptr;
-    if (::dlinfo(r->privatize.program, RTLD_DI_LINKMAP, &map) == 0 && map) return map->l_addr;
-  }
+  if (r->privatize.program) return dlopened_bias(r->privatize.program);
   return 0;
+}
+
+Sentinel find(const Places &p, std::uintptr_t a, bool program_only) noexcept {
+  for (int i = 1; i <= kSentinels; ++i)
+    if (a == p.at[i] && (!program_only || p.in_program[i])) return static_cast<Sentinel>(i);
+  return Sentinel::none;
 }
 
 } // namespace
 
-bool is(const void *p, Sentinel s) noexcept {
-  const void *at = seen(s);
-  if (p == at) return true;
-  if (p == nullptr) return false;
-  const std::uintptr_t program = program_bias_of_sentinels();
-  if (program == 0) return false;
+Sentinel classify(const void *ptr) noexcept {
+  const Places &p = places();
+  const auto a = reinterpret_cast<std::uintptr_t>(ptr);
+  if (a - p.lo < p.hi - p.lo) [[unlikely]] {
+    if (Sentinel s = find(p, a, false); s != Sentinel::none) return s;
+  }
+  if (p.program == 0) return Sentinel::none; // no copy of the program holds a sentinel
   const std::uintptr_t copy = copy_bias();
-  if (copy == 0 || copy == program) return false;
-  return reinterpret_cast<std::uintptr_t>(p) ==
-         reinterpret_cast<std::uintptr_t>(at) - program + copy;
+  if (copy == 0 || copy == p.program) return Sentinel::none;
+  // The same place in the program as started (unsigned arithmetic: wraps, then compares).
+  const std::uintptr_t moved = a - copy + p.program;
+  if (moved - p.lo >= p.hi - p.lo) [[likely]]
+    return Sentinel::none;
+  return find(p, moved, true);
 }
 
 Status::Status(MPI_Fint *f) noexcept
-    : f_(f == nullptr || f == MPI_F_STATUS_IGNORE || is(f, Sentinel::status_ignore) ||
-                 is(f, Sentinel::statuses_ignore)
-             ? nullptr
-             : f) {
+    : f_(f == nullptr || f == MPI_F_STATUS_IGNORE || classify(f) != Sentinel::none ? nullptr : f) {
   // MPI_Status_set_* read the status they change: start from the Fortran one's fields.
   if (f_) PMPI_Status_f2c(f_, &c_);
 }
@@ -122,13 +142,12 @@ void Status::back() noexcept {
 }
 
 InStatus::InStatus(const MPI_Fint *f) noexcept
-    : ignored_(f == nullptr || f == MPI_F_STATUS_IGNORE || is(f, Sentinel::status_ignore)) {
+    : ignored_(f == nullptr || f == MPI_F_STATUS_IGNORE || classify(f) != Sentinel::none) {
   if (!ignored_) PMPI_Status_f2c(f, &c_);
 }
 
 Statuses::Statuses(MPI_Fint *f, int count)
-    : f_(f == nullptr || f == MPI_F_STATUSES_IGNORE || is(f, Sentinel::statuses_ignore) ? nullptr
-                                                                                        : f),
+    : f_(f == nullptr || f == MPI_F_STATUSES_IGNORE || classify(f) != Sentinel::none ? nullptr : f),
       c_(f_ && count > 0 ? static_cast<std::size_t>(count) : 0) {
 }
 
