@@ -3,8 +3,8 @@
 # bench/pingpong.c (mpicc) and its twin bench/pingpong_f.f90 (mpifort, `use mpi`) built against
 # BUILD (default build), 8-byte one-way latency between 2 ranks of one process (--vp 2) and of two
 # processes (-np 2), ROUNDS rounds (default 7) with C and Fortran interleaved in each, medians
-# printed; then the user-space instructions of 200,000 round trips of each program counted with
-# perf stat (load does not change them) and their difference per MPI_Send+MPI_Recv pair. The same
+# printed; then the instructions of a round trip of each program counted with callgrind (load does
+# not change them) and the Fortran binding's cost per call. The same
 # for Debian's Open MPI (mpicc.openmpi, mpifort.openmpi) when it is installed, as a reference.
 # Results: bench/results/fortran/.
 set -eu
@@ -32,18 +32,25 @@ for layout in "-np 1 --vp 2" "-np 2 --vp 2"; do
   printf 'ampirun %s, 8 B one-way latency (us), median of %d rounds: C %s  Fortran (MPI_STATUS_IGNORE) %s  Fortran (status array) %s\n' \
     "$layout" "$rounds" "$(median <"$tmp/c")" "$(median <"$tmp/fi")" "$(median <"$tmp/fs")"
 done
-if command -v perf >/dev/null 2>&1; then
-  count() { # program args...: user instructions of the whole job
-    perf stat -x, -e instructions:u -o "$tmp/perf" "$run" -np 1 --vp 2 "$@" >/dev/null
-    awk -F, '/instructions/ {print $1}' "$tmp/perf"
+# Instructions (load-independent): valgrind's callgrind counts every instruction of the job (the
+# VM has no hardware counters for perf); each program runs once with N round trips and once with
+# (almost) none, and the difference is divided by N, so start-up does not count.
+if command -v valgrind >/dev/null 2>&1; then
+  ir() { # program args...: instructions of the whole job, 2 ranks in this process
+    AMPI_VP=2 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
+      awk '/Collected/ {print $NF; exit}'
   }
-  ci=$(count "$tmp/pp_c" 8 8 1)
-  fi_=$(count "$tmp/pp_f" 8 200000 1 1)
-  fs=$(count "$tmp/pp_f" 8 200000 1 2)
-  echo "instructions:u, 200000 round trips at --vp 2: C $ci  Fortran/ignore $fi_  Fortran/status $fs"
-  awk -v c="$ci" -v i="$fi_" -v s="$fs" 'BEGIN {
-    printf "per MPI_Send+MPI_Recv pair (2 per round trip): Fortran/ignore %+.1f, Fortran/status %+.1f instructions\n",
-      (i - c) / 400000, (s - c) / 400000 }'
+  c1=$(ir "$tmp/pp_c" 8 8 1)  # 200,000 round trips (pingpong.c's count at 8 bytes)
+  c0=$(ir "$tmp/pp_c" 16 8 1) # no size in range: none
+  f1=$(ir "$tmp/pp_f" 8 20010 1 1)
+  f0=$(ir "$tmp/pp_f" 8 0 1 1) # 10 round trips
+  s1=$(ir "$tmp/pp_f" 8 20010 1 2)
+  s0=$(ir "$tmp/pp_f" 8 0 1 2)
+  awk -v c1="$c1" -v c0="$c0" -v f1="$f1" -v f0="$f0" -v s1="$s1" -v s0="$s0" 'BEGIN {
+    c = (c1 - c0) / 200000; f = (f1 - f0) / 20000; s = (s1 - s0) / 20000
+    printf "instructions per 8-byte round trip (4 calls: 2 MPI_Send, 2 MPI_Recv), 2 ranks of one process:\n"
+    printf "  C %.0f  Fortran/MPI_STATUS_IGNORE %.0f (%+.0f per call)  Fortran/status array %.0f (%+.0f per call)\n",
+      c, f, (f - c) / 4, s, (s - c) / 4 }'
 fi
 if command -v mpifort.openmpi >/dev/null 2>&1; then
   mpicc.openmpi -O2 "$here/pingpong.c" -o "$tmp/ompi_c"
