@@ -68,11 +68,13 @@ struct Thresholds {
   // (AMPI_SHM_EAGER_LIMIT); single copy with CMA from shm_cma_min (AMPI_SHM_CMA_MIN; AMPI_SHM_CMA=0
   // turns it off), and for synchronous sends the ring would carry; the sizes between: rendezvous
   // through UCX (its envelope through the ring all the same).
-  // The eager limit was 16 KiB: single copy at 32 KiB took 5.95 us against 1.28 us eager at
-  // 16 KiB (osu_latency P50, quiet VM), with P99 3.3x its median; osu_bw at 16 KiB ran 21.8 GB/s
-  // through the ring against 5.3 GB/s with CMA at 32 KiB.
+  // 16 KiB: quiet, eager at 16 KiB took 1.28 us against 5.95 us single-copy at 32 KiB (P50); but
+  // on the loaded VM eager at 32 KiB (AMPI_SHM_EAGER_LIMIT=32K) took 8.5-10.5 us against 5.0-5.8
+  // us with CMA and osu_bw fell from ~450 to ~140 MB/s (64 messages of 32 KiB overflow a 1 MiB
+  // ring into the sender's backlog): bench/results/2026-11-26-lat2/measure.sh compares them
+  // quietly.
   bool shm = false;
-  std::size_t shm_eager_limit = 32 * 1024;
+  std::size_t shm_eager_limit = 16 * 1024;
   bool shm_cma = true;
   std::size_t shm_cma_min = 16 * 1024;
   bool shm_cma_refuse = false; // AMPI_SHM_CMA_REFUSE=1: receivers refuse every CMA message

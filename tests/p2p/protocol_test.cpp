@@ -53,15 +53,15 @@ TEST(ProtocolTable, NetworkHost) {
 
 TEST(ProtocolTable, SameHostShm) {
   Thresholds t;
-  t.shm = true; // AMPI_SHM=1: 32 KiB through the ring, CMA above (from 16 KiB)
+  t.shm = true; // AMPI_SHM=1: 16 KiB through the ring, CMA from 16 KiB
   EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 0, false), kShmEager);
-  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 32768, false), kShmEager);
-  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 32769, false), kShmCma);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 16384, false), kShmEager);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 16385, false), kShmCma);
   EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 8, true), kShmCma); // MPI_Ssend
   EXPECT_EQ(choose(t, Locality::OtherHost, MemKind::Host, 8, false), kNetEager);
   EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Device, 8, false), kIpc); // device: unchanged
   t.shm_cma_min = 1 << 20; // between the two: UCX rendezvous
-  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 32769, false), kNetRdv);
+  EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 16385, false), kNetRdv);
   EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 1 << 20, false), kShmCma);
   t.shm_cma = false; // AMPI_SHM_CMA=0
   EXPECT_EQ(choose(t, Locality::SameHost, MemKind::Host, 1 << 20, false), kNetRdv);
