@@ -155,11 +155,12 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.protocol.shm_cma_min = s.shm_cma_min;
   c.protocol.shm_cma_refuse = s.shm_cma_refuse;
   c.shm.segment_budget = s.shm_segment;
-  // Staged device messages travel like eager ones: through the ring, whose records hold the
-  // shm eager limit's size (a quarter of the smallest ring, 64 KiB, with room to spare).
+  // Staged device messages travel like eager ones: through the ring, whose smallest records
+  // (64 KiB rings) hold 24 KiB with room to spare.
   if (s.shm)
-    c.protocol.gpu_eager_limit = std::min(c.protocol.gpu_eager_limit,
-                                          std::max(c.protocol.shm_eager_limit, std::size_t{8192}));
+    c.protocol.gpu_eager_limit = std::min(
+        c.protocol.gpu_eager_limit,
+        std::max(std::min(c.protocol.shm_eager_limit, std::size_t{24 * 1024}), std::size_t{8192}));
   c.protocol.gpu_ipc_refuse = s.gpu_ipc_refuse;
   c.protocol.debug = s.debug_protocol;
   return c;
@@ -248,6 +249,10 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
                                    },
                                    [&pmix] { pmix.fence(); }};
       port_->attach_local(shm::Node::open(config_.my_pe, npes, host_id(), config_.shm, exchange));
+      // The rings' records hold eager messages up to the ring's half, less the envelope: with
+      // many processes on the host (64 KiB rings) the largest eager sizes go single-copy.
+      if (const shm::Node *local = port_->local())
+        p2p_.protocols.fit_shm_eager(local->max_record() - sizeof(net::Eager));
     }
     trace("network port open");
     termination_.emplace(*port_, [this] {
