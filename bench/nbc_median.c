@@ -17,20 +17,30 @@ static int cmp(const void *a, const void *b) {
 static void one(const char *op, int nb, double *s, double *r) {
   MPI_Request q = MPI_REQUEST_NULL;
   if (!strcmp(op, "allreduce")) {
-    if (nb) MPI_Iallreduce(s, r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
-    else MPI_Allreduce(s, r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (nb)
+      MPI_Iallreduce(s, r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
+    else
+      MPI_Allreduce(s, r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   } else if (!strcmp(op, "barrier")) {
-    if (nb) MPI_Ibarrier(MPI_COMM_WORLD, &q);
-    else MPI_Barrier(MPI_COMM_WORLD);
+    if (nb)
+      MPI_Ibarrier(MPI_COMM_WORLD, &q);
+    else
+      MPI_Barrier(MPI_COMM_WORLD);
   } else if (!strcmp(op, "bcast")) {
-    if (nb) MPI_Ibcast(s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &q);
-    else MPI_Bcast(s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (nb)
+      MPI_Ibcast(s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &q);
+    else
+      MPI_Bcast(s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   } else if (!strcmp(op, "reduce")) {
-    if (nb) MPI_Ireduce(s, r, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &q);
-    else MPI_Reduce(s, r, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (nb)
+      MPI_Ireduce(s, r, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &q);
+    else
+      MPI_Reduce(s, r, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   } else { /* allgather: 8 B per rank */
-    if (nb) MPI_Iallgather(s, 1, MPI_DOUBLE, r, 1, MPI_DOUBLE, MPI_COMM_WORLD, &q);
-    else MPI_Allgather(s, 1, MPI_DOUBLE, r, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    if (nb)
+      MPI_Iallgather(s, 1, MPI_DOUBLE, r, 1, MPI_DOUBLE, MPI_COMM_WORLD, &q);
+    else
+      MPI_Allgather(s, 1, MPI_DOUBLE, r, 1, MPI_DOUBLE, MPI_COMM_WORLD);
   }
   if (nb) MPI_Wait(&q, MPI_STATUS_IGNORE);
 }
@@ -42,7 +52,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *op = argc > 1 ? argv[1] : "allreduce";
   const int nb = argc > 2 ? atoi(argv[2]) : 1, iters = argc > 3 ? atoi(argv[3]) : 10000;
-  double *w = malloc(sizeof(double) * (size_t)iters), s[1] = {1}, *r = malloc(sizeof(double) * (size_t)size);
+  double *w = malloc(sizeof(double) * (size_t)iters), s[1] = {1},
+         *r = malloc(sizeof(double) * (size_t)size);
   for (int i = 0; i < 200; ++i)
     one(op, nb, s, r);
   MPI_Barrier(MPI_COMM_WORLD);
