@@ -792,15 +792,18 @@ extern "C" int PMPI_Request_free(MPI_Request *request) {
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
   if (!r) return err;
-  if (r->complete || inactive(*r)) {
-    if (r->kind == p2p::Kind::Generalized) r->ext().grequest->free(r->ext().grequest->extra_state);
-    self->p2p.requests.release(*r);
-  } else if (r->op() && r->op()->start) {
-    // MPI-4.0 6.13: only an inactive persistent collective request may be freed (its task still
-    // runs the collective on what the request holds).
+  if (r->op() && r->op()->start && r->active) {
+    // MPI-4.0 6.13: only an inactive persistent collective request may be freed (its task or
+    // schedule may still run the collective on what the request holds). Active until a wait or
+    // test completes it, even where the collective itself is over (a schedule among the ranks of
+    // one PE can end inside MPI_Start).
     return raise(r->comm, MPI_ERR_REQUEST, fn,
                  "request 0x%x is an active persistent collective request (complete it first)",
                  static_cast<unsigned>(*request));
+  }
+  if (r->complete || inactive(*r)) {
+    if (r->kind == p2p::Kind::Generalized) r->ext().grequest->free(r->ext().grequest->extra_state);
+    self->p2p.requests.release(*r);
   } else {
     // Released when it completes (an active send still delivers its message; a non-blocking
     // collective still runs to its end in its task).
