@@ -51,7 +51,7 @@ def parse(test):
     wrapper = cmd[:at]
     if wrapper and not any(w.endswith(WRAPPERS) for w in wrapper):
         return None
-    np_, vp, env, i = 1, 1, {}, at + 1
+    np_, vp, env, i = 1, 0, {}, at + 1
     while i < len(cmd) and cmd[i].startswith("-"):
         opt = cmd[i]
         if opt == "--":
@@ -68,14 +68,20 @@ def parse(test):
             k, _, v = val.partition("=")
             env[k] = v
         i += 2
-    if i >= len(cmd):
-        return None
-    for e in props.get("ENVIRONMENT", []):
-        k, _, v = e.partition("=")
-        env[k] = v
+    if i >= len(cmd) or "/tests/soak/" in cmd[i]:
+        return None  # soaks (10^6 messages) have their own label and runs
+    for entry in props.get("ENVIRONMENT", []):
+        for e in entry.split(";"):  # one entry may hold several, as CTest joins them
+            k, _, v = e.partition("=")
+            env[k] = v
     pass_re = props.get("PASS_REGULAR_EXPRESSION", [])
     fail_re = props.get("FAIL_REGULAR_EXPRESSION", [])
-    if any("ampirun" in a for a in wrapper + pass_re + fail_re):
+    # Checks of what only one launcher or one placement prints: ampirun's own reports ("ampirun:
+    # ...", "killed by signal", its timeout) and the protocol a message took, which differs when
+    # the ranks are on other hosts (net/* instead of self/* or shm/*). The crash and abort cases
+    # are run across hosts with checks of their own (SPECIAL below).
+    if any(m in a for a in wrapper + pass_re + fail_re
+           for m in ("ampirun", "killed by signal", "protocol: ", "--timeout")):
         return None
     # expect_run.sh's exact status 128+N is a signal under ampirun; srun reports it otherwise.
     wrapped = []
@@ -93,12 +99,40 @@ def parse(test):
         "wrapper": wrapped,
         "program": cmd[i:],
         "env": env,
-        "ranks": np_ * vp,
+        "ranks": vp or np_,  # --vp is the job's number of ranks
         "pass_re": pass_re,
         "fail_re": fail_re,
         "timeout": float(props.get("TIMEOUT", 60)),
         "exact": bool(wrapper or pass_re),
     }
+
+
+# What only several hosts exercise, with checks that do not depend on the launcher: a rank that
+# crashes, aborts or hits a fatal error on one host ends the whole job (srun returns non-zero,
+# nothing of the job survives, our crash report names the rank), and a deadlock across hosts is
+# reported. (program arguments, ranks, expect_run.sh checks)
+SPECIAL = [
+    ("crash", ["crash", "mh-crash-token"], 8,
+     ["-S", "-e", r"^ampi: rank [0-9]+ \(world\) of process [0-9]+ \(pid [0-9]+\) crashed: SIGSEGV",
+      "-E", "NOT REACHED"]),
+    ("abort", ["abort", "mh-abort-token"], 8,
+     ["-s", "9", "-e", r"rank [0-9]+ called MPI_Abort\(MPI_COMM_WORLD, 9\)", "-E", "NOT REACHED"]),
+    ("exit", ["exit", "mh-exit-token"], 8,
+     ["-S", "-e", r"called exit\(5\) between MPI_Init and MPI_Finalize"]),
+    ("deadlock", ["deadlock", "mh-deadlock-token"], 8,
+     ["-S", "-e", "deadlock", "-e", r"rank [0-9]+: blocked in MPI_Recv", "-E", "NOT REACHED"]),
+]
+
+
+def special_cases(build, here):
+    prog = os.path.join(build, "tests", "mpi", "failure_modes")
+    out = []
+    for name, args, ranks, checks in SPECIAL:
+        wrapper = ["/bin/sh", os.path.join(here, "..", "mpi", "no_survivors.sh"), args[-1]] + checks + ["--"]
+        out.append({"test": f"across_hosts.{name}", "wrapper": wrapper, "program": [prog] + args,
+                    "env": {}, "ranks": ranks, "pass_re": [], "fail_re": [], "timeout": 40.0,
+                    "exact": True})
+    return out
 
 
 def runs(cases, nhosts):
@@ -183,6 +217,7 @@ def main():
     nhosts = int(os.environ.get("AMPI_MULTIHOST_NHOSTS", "2"))
     only = os.environ.get("AMPI_MULTIHOST_ONLY")
     cases = [c for c in (parse(t) for t in ctest_tests(build)) if c]
+    cases += special_cases(build, os.path.dirname(os.path.abspath(__file__)))
     todo = runs(cases, nhosts)
     if only:
         todo = [r for r in todo if re.search(only, r["name"])]

@@ -12,7 +12,8 @@
 # Needs root, iproute2, util-linux's unshare, Debian's slurm-wlm and munge (installed with apt-get
 # when missing). Exit status: 0 all passed, 1 a check failed, 2 usage, 77 skipped (the reason is
 # printed). AMPI_MULTIHOST_KEEP=1 keeps the temp dir (logs); AMPI_MULTIHOST_ONLY=REGEX runs only
-# the matching cases.
+# the matching cases; AMPI_MULTIHOST_COMMAND="CMD" runs CMD (sh -c, on node1, SLURM_CONF set)
+# instead of the test runs, e.g. a benchmark (bench/multihost_compare.sh).
 set -u
 
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 BUILD_DIR [NHOSTS]" >&2; exit 2; }
@@ -240,6 +241,9 @@ SchedulerType=sched/builtin
 SlurmdParameters=config_overrides
 ReturnToService=2
 KillWait=5
+# A task that dies (a crash, an exit without MPI_Finalize) ends its job step, as MPI users set
+# it (srun --kill-on-bad-exit=1); without it the other hosts' tasks wait for the dead one.
+KillOnBadExit=1
 EOF
 for i in $(seq "$nhosts"); do
   echo "NodeName=node$i NodeAddr=10.77.0.$i CPUs=8 State=UNKNOWN" >>"$SLURM_CONF"
@@ -274,7 +278,11 @@ say "cluster up in $(($(now_ms) - setup_start)) ms: $nhosts hosts node1..node$nh
 # time; one line per case. (Job steps in one allocation were tried: one step that failed badly
 # ended the allocation, and every later case with it.)
 export AMPI_MULTIHOST_NHOSTS=$nhosts
-on_host 1 python3 "$here/multihost_runs.py" "$build" "$T" </dev/null &
+if [ -n "${AMPI_MULTIHOST_COMMAND:-}" ]; then
+  on_host 1 sh -c "$AMPI_MULTIHOST_COMMAND" </dev/null &
+else
+  on_host 1 python3 "$here/multihost_runs.py" "$build" "$T" </dev/null &
+fi
 wait $!
 rc=$?
 
