@@ -437,6 +437,11 @@ void Pe::exit_current(int code) noexcept {
 
 void Pe::abort_job(int code) noexcept {
   std::fflush(nullptr);
+  // Tell the launcher first: ampirun would end the job on the exit alone, but under Slurm an
+  // exit leaves the other hosts' processes and their step daemons waiting in a PMIx collective
+  // until Slurm's PMIx timeout (srun hung 80-100 s in tests/multihost); PMIx_Abort makes srun end
+  // the whole job with this status at once. PMIx_Abort may not return (the launcher kills us).
+  if (Pe *pe = get_if(); pe && pe->pmix_) pe->pmix_->abort(code, "ampi: the job ends");
   std::_Exit(code);
 }
 
