@@ -2,7 +2,7 @@
 # bench/io_compare.sh [build-dir] [rounds] [size-MiB] [block] [ranks] — bench/io_strided.c built
 # with our mpicc and with Debian's Open MPI (mpicc.openmpi, its default MPI-IO component), run
 # alternately in one go on the same file system: ampi with RANKS virtual ranks in one process,
-# ampi with 2 processes of RANKS/2, Open MPI with RANKS processes. Each run does 3 write+read
+# ampi with RANKS ranks over 2 processes, Open MPI with RANKS processes. Each run does 3 write+read
 # rounds and reports its median; the script prints every run and the median over ROUNDS runs.
 # The file lives in $IO_DIR (default: a fresh directory under /tmp, removed at the end).
 set -eu
@@ -27,7 +27,7 @@ run() {
 i=1
 while [ "$i" -le "$ROUNDS" ]; do
   run ampi_1proc "$B/bin/ampirun" -np 1 --vp "$N" "$B/bench/io_strided"
-  run ampi_2proc "$B/bin/ampirun" -np 2 --vp $((N / 2)) "$B/bench/io_strided"
+  run ampi_2proc "$B/bin/ampirun" -np 2 --vp "$N" "$B/bench/io_strided"
   run ompi $OMPI "$T/io_ompi"
   i=$((i + 1))
 done

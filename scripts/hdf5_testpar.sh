@@ -2,7 +2,7 @@
 # scripts/hdf5_testpar.sh [build-dir] [work-dir] — a real MPI-IO client: Debian's own parallel
 # HDF5, from its source package (apt-get source hdf5), configured with our mpicc and
 # --enable-parallel, then its testpar programs run under ampirun: with 4 virtual ranks in one
-# process and with 2 processes of 2 ranks. Prints one line per program and run (PASS/FAIL) and
+# process and with 4 ranks over 2 processes (--vp counts the job's ranks). Prints one line per program and run (PASS/FAIL) and
 # the pass count; exits non-zero if any failed. Takes long (the HDF5 build): CTest label `hdf5`,
 # not in the default CI run.
 #
@@ -80,7 +80,7 @@ cd "$BLD/testpar"
 # file t_prestart reads.
 PROGS=$(sed -n 's/^TEST_PROG_PARA *= *//p' "$SRC/testpar/Makefile.am")
 pass=0; fail=0; failed=""
-for layout in "1 4" "2 2"; do
+for layout in "1 4" "2 4"; do
   set -- $layout
   for p in $PROGS; do
     if timeout "${HDF5_TIMEOUT:-600}" "$B/bin/ampirun" -np "$1" --vp "$2" "./$p" > "$W/$p.np$1.vp$2.log" 2>&1; then
