@@ -4,7 +4,7 @@
  * (seek, get_position, get_byte_offset); every byte of the file is then checked by reading it
  * back with the default view (and rank 0 with plain POSIX reads). Also: an etype of 2 ints, a
  * struct filetype with a hole, get_view handing back the types, reads past the end of the file,
- * and "external32" (the file holds big-endian ints). */
+ * "external32" (the file holds big-endian ints), and the large-count (_c) forms. */
 #include "io_test.h"
 
 #include <fcntl.h>
@@ -172,6 +172,18 @@ int main(int argc, char **argv) {
     CHECK(raw[0] == 1 && raw[1] == 2 && raw[2] == 3 && raw[3] == 4, "external32 is not big-endian");
     close(fd);
   }
+  /* The large-count forms (MPI-4 _c): same calls with MPI_Count counts. */
+  CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+  int cw[3] = {rank, rank * 2, rank * 3}, cr[3] = {0, 0, 0};
+  CHECK_MPI(MPI_File_write_at_c(fh, (MPI_Offset)3 * rank, cw, (MPI_Count)3, MPI_INT, &st));
+  MPI_Count ccount = 0;
+  MPI_Get_count_c(&st, MPI_INT, &ccount);
+  CHECK(ccount == 3, "write_at_c count %lld", (long long)ccount);
+  CHECK_MPI(MPI_File_read_at_c(fh, (MPI_Offset)3 * rank, cr, (MPI_Count)3, MPI_INT, &st));
+  CHECK(memcmp(cw, cr, sizeof cw) == 0, "read_at_c differs");
+  MPI_Count cext = 0;
+  CHECK_MPI(MPI_File_get_type_extent_c(fh, MPI_DOUBLE, &cext));
+  CHECK(cext == (MPI_Count)sizeof(double), "get_type_extent_c %lld", (long long)cext);
   CHECK_MPI(MPI_File_close(&fh));
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) CHECK_MPI(MPI_File_delete(path, MPI_INFO_NULL));
