@@ -29,6 +29,8 @@ import warnings
 warnings.simplefilter("ignore", FutureWarning)  # CTest regexes such as "[[:space:]]"
 
 LEFT_OUT_LABELS = {"soak", "gpu", "sanitizer", "valgrind", "slurm", "multihost"}
+# Tests whose checks hold only with every rank in one process, by design.
+LEFT_OUT_TESTS = re.compile(r"^priv_auto\.")  # counts the distinct addresses of main in the job
 WRAPPERS = ("expect_run.sh", "no_survivors.sh")
 
 
@@ -42,7 +44,8 @@ def parse(test):
     """(case dict) or None when the test is not one to rerun across hosts."""
     props = {p["name"]: p["value"] for p in test.get("properties", [])}
     labels = set(props.get("LABELS", []))
-    if "mpi" not in labels or labels & LEFT_OUT_LABELS or props.get("WILL_FAIL"):
+    if "mpi" not in labels or labels & LEFT_OUT_LABELS or props.get("WILL_FAIL") \
+            or LEFT_OUT_TESTS.match(test["name"]):
         return None
     cmd = test.get("command") or []
     at = next((i for i, a in enumerate(cmd) if a.endswith("/bin/ampirun")), None)
