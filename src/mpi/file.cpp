@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -134,10 +135,10 @@ int choose_aggregators(File &f, int requested) {
   };
   char name[256] = {};
   gethostname(name, sizeof name - 1);
-  long long h = 1469598103934665603ll;
+  std::uint64_t h = 1469598103934665603ull; // FNV-1a, in unsigned arithmetic (it wraps)
   for (const char *p = name; *p; ++p)
-    h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ll;
-  Where me{h, static_cast<long long>(getpid())};
+    h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+  Where me{static_cast<long long>(h), static_cast<long long>(getpid())};
   std::vector<Where> all(static_cast<std::size_t>(f.size));
   if (int e = PMPI_Allgather(&me, 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, f.comm)) return e;
   // Ranks grouped by process, in order of each process's lowest rank.
