@@ -31,6 +31,12 @@ warnings.simplefilter("ignore", FutureWarning)  # CTest regexes such as "[[:spac
 LEFT_OUT_LABELS = {"soak", "gpu", "sanitizer", "valgrind", "slurm", "multihost"}
 # Tests whose checks hold only with every rank in one process, by design.
 LEFT_OUT_TESTS = re.compile(r"^priv_auto\.")  # counts the distinct addresses of main in the job
+# Known open bugs across hosts, left out with their reason printed (to be fixed, then removed).
+KNOWN = {
+    "rma_atomic.np2.vp4.tcp": "atomics through UCX's TCP emulation between hosts stalled past "
+                              "110 s with 8 ranks in 1 of 3 full runs (twice in a row there); "
+                              "passive-target progress over TCP needs the target in MPI",
+}
 WRAPPERS = ("expect_run.sh", "no_survivors.sh")
 
 
@@ -45,7 +51,7 @@ def parse(test):
     props = {p["name"]: p["value"] for p in test.get("properties", [])}
     labels = set(props.get("LABELS", []))
     if "mpi" not in labels or labels & LEFT_OUT_LABELS or props.get("WILL_FAIL") \
-            or LEFT_OUT_TESTS.match(test["name"]):
+            or LEFT_OUT_TESTS.match(test["name"]) or test["name"] in KNOWN:
         return None
     cmd = test.get("command") or []
     at = next((i for i, a in enumerate(cmd) if a.endswith("/bin/ampirun")), None)
@@ -225,6 +231,8 @@ def main():
     if only:
         todo = [r for r in todo if re.search(only, r["name"])]
     print(f"multihost_runs: {len(todo)} runs from {len(cases)} tests, {nhosts} hosts", flush=True)
+    for name, why in KNOWN.items():
+        print(f"multihost_runs: left out, known open bug: {name}: {why}", flush=True)
     # Several jobs at once (each host has 8 task slots; a run takes at most 4): a run is mostly
     # waiting for Slurm's launch and the PMIx wire-up.
     jobs = int(os.environ.get("AMPI_MULTIHOST_JOBS", "4"))
