@@ -3,6 +3,8 @@
 // and string conversions, predefined attribute keys.
 #include "mpi/fortran.hpp"
 
+#include "mpi/errors.hpp"
+
 #include "core/pe.hpp"
 #include "core/rank.hpp"
 #include "privatize/privatize.hpp"
@@ -16,16 +18,18 @@
 
 // The COMMON blocks of mpif.h and the `mpi` module, as gfortran names them (lower case, one
 // trailing underscore), at least as large as the Fortran declarations. Only their addresses are
-// ever used. They must be exported (libampi.map): a program that declares the block then provides
-// the definition every reference binds to, libampi's included.
+// ever used; aligned as gfortran aligns them (16 bytes: the mpi_f08 module's object in
+// libampi.so declares them too, and ld warns of a smaller alignment). They must be exported
+// (libampi.map): a program that declares the block then provides the definition every reference
+// binds to, libampi's included.
 extern "C" {
-struct AmpiFortranInt {
+struct alignas(16) AmpiFortranInt {
   MPI_Fint v[1];
 };
-struct AmpiFortranStatus {
+struct alignas(16) AmpiFortranStatus {
   MPI_Fint v[AMPI_F_STATUS_SIZE];
 };
-struct AmpiFortranChar {
+struct alignas(16) AmpiFortranChar {
   char v[1];
 };
 AmpiFortranInt mpi_fortran_bottom_;
@@ -216,5 +220,79 @@ MPI_Aint attr_value(int c_key, void *value) noexcept {
     return reinterpret_cast<MPI_Aint>(value);
   }
 }
+
+#if AMPI_FORTRAN_CFI
+namespace {
+
+// Whether the descriptor's elements are adjacent in array order (a scalar, a whole array, a
+// section of whole columns; an array of no elements counts as contiguous, it is never read).
+bool contiguous(const CFI_cdesc_t *d) noexcept {
+  for (int i = 0; i < d->rank; ++i)
+    if (d->dim[i].extent <= 0) return true;
+  auto want = static_cast<CFI_index_t>(d->elem_len);
+  for (int i = 0; i < d->rank; ++i) {
+    if (d->dim[i].extent != 1 && d->dim[i].sm != want) return false;
+    want *= d->dim[i].extent;
+  }
+  return true;
+}
+
+// Calls f(address in the section, offset in the packed copy, bytes) for each run of adjacent
+// bytes of a non-contiguous section (rank >= 1, no empty dimension), in array element order:
+// whole rows of the first dimension when its elements are adjacent, else single elements.
+template <class F> void each_run(const CFI_cdesc_t *d, F &&f) {
+  const auto el = static_cast<CFI_index_t>(d->elem_len);
+  const bool dense0 = d->dim[0].sm == el;
+  const int first = dense0 ? 1 : 0;
+  const auto run = static_cast<std::size_t>(dense0 ? d->dim[0].extent * el : el);
+  CFI_index_t idx[CFI_MAX_RANK] = {};
+  std::size_t packed = 0;
+  auto *base = static_cast<std::byte *>(d->base_addr);
+  for (;;) {
+    std::ptrdiff_t off = 0;
+    for (int i = first; i < d->rank; ++i)
+      off += idx[i] * d->dim[i].sm;
+    f(base + off, packed, run);
+    packed += run;
+    int i = first;
+    for (; i < d->rank; ++i) {
+      if (++idx[i] < d->dim[i].extent) break;
+      idx[i] = 0;
+    }
+    if (i == d->rank) return;
+  }
+}
+
+} // namespace
+
+Choice::Choice(const CFI_cdesc_t *d, Mode mode, const char *fn, const char *arg, MPI_Fint *ierror)
+    : d_(d), mode_(mode), p_(d->base_addr) {
+  if (mode == address || contiguous(d)) return;
+  if (mode == deferred) {
+    ok_ = false;
+    *ierror = raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn,
+                    "%s is a non-contiguous array section, which this call cannot take: it uses "
+                    "the buffer after it returns (MPI_SUBARRAYS_SUPPORTED is .FALSE.); pass a "
+                    "contiguous array, or describe the layout with a derived datatype",
+                    arg);
+    return;
+  }
+  std::size_t n = d->elem_len;
+  for (int i = 0; i < d->rank; ++i)
+    n *= static_cast<std::size_t>(d->dim[i].extent);
+  tmp_.resize(n);
+  each_run(d, [this](std::byte *at, std::size_t off, std::size_t len) {
+    std::memcpy(tmp_.data() + off, at, len);
+  });
+  p_ = tmp_.data();
+}
+
+Choice::~Choice() {
+  if (tmp_.empty() || mode_ != inout) return;
+  each_run(d_, [this](std::byte *at, std::size_t off, std::size_t len) {
+    std::memcpy(at, tmp_.data() + off, len);
+  });
+}
+#endif
 
 } // namespace ampi::mpi::fortran
