@@ -14,20 +14,25 @@ predefined datatypes of src/datatype/builtin_types.def, and writes, into the bui
     MPI_WEIGHTS_EMPTY) are recognized by address through ampi::mpi::fortran (src/mpi/fortran.hpp),
     which knows every rank's copy of the COMMON blocks that hold them. mpi_<name>_ calls
     MPI_<Name> (so that a C profiling library sees Fortran calls too), pmpi_<name>_ PMPI_<Name>.
-    Functions whose Fortran form needs callbacks with Fortran calling conventions (attribute copy
-    and delete functions, generalized requests, data representations) or arrays of Fortran strings
-    (MPI_Comm_spawn*) raise MPI_ERR_UNSUPPORTED_OPERATION from Fortran, naming the call.
+    Attribute copy and delete functions written in Fortran (MPI_*_create_keyval, MPI_Keyval_create)
+    are called through C trampolines (fortran::create_keyval); the predefined ones
+    (MPI_COMM_DUP_FN, ...) are Fortran procedures of src/mpi/fortran.cpp. Functions whose Fortran
+    form needs other callbacks with Fortran calling conventions (generalized requests, data
+    representations) or arrays of Fortran strings (MPI_Comm_spawn*) raise
+    MPI_ERR_UNSUPPORTED_OPERATION from Fortran, naming the call.
   * --mpif FILE: mpif.h, written so that it is valid fixed-form and free-form source: constants as
     PARAMETERs, the sentinels in COMMON blocks, the types of the functions.
   * --module FILE: the source of the `mpi` module (free form): the same constants and COMMON
     blocks, and an explicit interface for every routine, choice buffers declared with gfortran's
     `!GCC$ ATTRIBUTES NO_ARG_CHECK` so that they accept any type, kind and rank.
 
+  * --f08 FILE: the source of the `mpi_f08` module (see "The mpi_f08 module" below), and, in the
+    --cpp output, the C shims of its routines with choice buffers.
+
 The C++ output is written only when its content changes (so the build does not recompile it).
-No mpi_f08 module (yet).
 
 Usage:
-    tools/gen_fortran.py --cpp OUT.cpp --mpif OUT/mpif.h --module OUT/mpi.f90
+    tools/gen_fortran.py --cpp OUT.cpp --mpif OUT/mpif.h --module OUT/mpi.f90 --f08 OUT/mpi_f08.f90
 """
 
 import argparse
@@ -53,10 +58,22 @@ LOGICAL_NAMES = {"flag", "reorder", "commute", "periods", "remain_dims", "high",
 SPECIAL = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Aint_add", "MPI_Aint_diff",
            "MPI_Pcontrol", "MPI_Info_create_env", "MPI_Buffer_detach", "MPI_Comm_get_attr",
            "MPI_Win_get_attr", "MPI_Type_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr",
-           "MPI_Win_set_attr", "MPI_Type_set_attr", "MPI_Attr_put"}
-# Callbacks called with Fortran conventions, or arrays of Fortran strings: not bound (yet).
-UNSUPPORTED = {"MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
-               "MPI_Keyval_create", "MPI_Grequest_start", "MPI_Register_datarep",
+           "MPI_Win_set_attr", "MPI_Type_set_attr", "MPI_Attr_put", "MPI_Comm_create_keyval",
+           "MPI_Type_create_keyval", "MPI_Win_create_keyval", "MPI_Keyval_create"}
+# Keyvals made from Fortran: (kind, C type of the Fortran extra state, MPI-1 form) — the copy and
+# delete procedures are Fortran's, called through C trampolines (fortran::create_keyval).
+KEYVAL_CREATE = {"MPI_Comm_create_keyval": ("comm", "MPI_Aint", False),
+                 "MPI_Type_create_keyval": ("type", "MPI_Aint", False),
+                 "MPI_Win_create_keyval": ("win", "MPI_Aint", False),
+                 "MPI_Keyval_create": ("comm", "MPI_Fint", True)}
+# The predefined attribute callbacks, Fortran procedures (src/mpi/fortran.cpp).
+ATTR_FNS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
+            "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
+            "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN",
+            "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
+# Callbacks called with Fortran conventions (generalized requests, data representations), or
+# arrays of Fortran strings (spawn): not bound (yet).
+UNSUPPORTED = {"MPI_Grequest_start", "MPI_Register_datarep",
                "MPI_Comm_spawn", "MPI_Comm_spawn_multiple"}
 # void * parameters that are not choice buffers.
 ADDRESS_OUT = {"baseptr"}  # the library stores an address there: INTEGER(KIND=MPI_ADDRESS_KIND)
@@ -270,6 +287,13 @@ def special_bindings(name, prefix):
         "MPI_Type_set_attr": ("MPI_Fint *datatype", "MPI_Type_f2c(*datatype)", "MPI_Aint"),
         "MPI_Attr_put": ("MPI_Fint *comm", "MPI_Comm_f2c(*comm)", "MPI_Fint"),
     }
+    if name in KEYVAL_CREATE:
+        kind, xt, mpi1 = KEYVAL_CREATE[name]
+        return [f"void {lo}_(void (*copy_fn)(), void (*delete_fn)(), MPI_Fint *keyval, {xt} *extra_state, "
+                "MPI_Fint *ierror) {",
+                f"  *ierror = fortran::create_keyval(fortran::KeyKind::{kind}, copy_fn, delete_fn, keyval, "
+                f"static_cast<MPI_Aint>(*extra_state), {'true' if mpi1 else 'false'}, "
+                f"{'true' if prefix == '' else 'false'});", "}"]
     if name == "MPI_Init":
         return [f"void {lo}_(MPI_Fint *ierror) {{", f"  *ierror = {C}(nullptr, nullptr);", "}"]
     if name == "MPI_Init_thread":
@@ -455,6 +479,7 @@ def generate_mpif(consts, funcs):
     out.append(f"{ind}INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD")
     out.append(f"{ind}INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_DIFF")
     out.append(f"{ind}EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF")
+    out += [f"{ind}EXTERNAL {fn}" for fn in ATTR_FNS]
     return "\n".join(out) + "\n"
 
 
@@ -506,6 +531,11 @@ def special_interface(name):
         return ["SUBROUTINE MPI_BUFFER_DETACH(buffer_addr, size, ierror)",
                 "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr",
                 "REAL, DIMENSION(*) :: buffer_addr", "INTEGER :: size, ierror"]
+    if name in KEYVAL_CREATE:
+        kind = "INTEGER" if KEYVAL_CREATE[name][2] else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+        return [f"SUBROUTINE {name.upper()}(copy_fn, delete_fn, keyval, extra_state, ierror)",
+                "EXTERNAL :: copy_fn, delete_fn", "INTEGER :: keyval, ierror",
+                f"{kind} :: extra_state"]
     obj = {"Comm": "comm", "Win": "win", "Type": "datatype", "Attr": "comm"}[name[4:].split("_")[0]]
     kind = "INTEGER" if name.startswith("MPI_Attr") else "INTEGER(KIND=MPI_ADDRESS_KIND)"
     if name.endswith("get_attr") or name == "MPI_Attr_get":
@@ -536,6 +566,7 @@ def generate_module(consts, funcs):
         "  IMPLICIT NONE",
     ]
     out += declarations(consts, "  ")
+    out += [f"  EXTERNAL :: {fn}" for fn in ATTR_FNS]
     out.append("  INTERFACE")
     for f in funcs:
         name = f.name
@@ -755,6 +786,16 @@ F08_SPECIAL = {
                           ["TYPE(C_PTR) :: buffer_addr", "INTEGER(C_INT) :: size"],
                           "ierr = {b}(buffer_addr, size)"),
 }
+for _n, (_kind, _xt, _mpi1) in KEYVAL_CREATE.items():
+    _k = "INTEGER" if _mpi1 else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+    F08_SPECIAL[_n] = ("copy_fn, delete_fn, keyval, extra_state, ierror",
+                       ["EXTERNAL :: copy_fn, delete_fn", "INTEGER, INTENT(OUT) :: keyval",
+                        f"{_k}, INTENT(IN) :: extra_state"],
+                       f"SUBROUTINE {{b}}(copy_fn, delete_fn, keyval, extra_state, ierror) "
+                       f"BIND(C, NAME=\"{{p}}{_n.lower()}_\")",
+                       ["TYPE(C_FUNPTR), VALUE :: copy_fn, delete_fn", "INTEGER(C_INT) :: keyval, ierror",
+                        f"{_k} :: extra_state"],
+                       "CALL {b}(C_FUNLOC(copy_fn), C_FUNLOC(delete_fn), keyval, extra_state, ierr)")
 for _n, _o, _t in (("MPI_Comm_get_attr", "comm", "MPI_Comm"), ("MPI_Win_get_attr", "win", "MPI_Win"),
                    ("MPI_Type_get_attr", "datatype", "MPI_Datatype"), ("MPI_Attr_get", "comm", "MPI_Comm")):
     _k = "INTEGER" if _n == "MPI_Attr_get" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
@@ -860,6 +901,7 @@ def generate_f08(root, consts, functions):
         elif "STATUSES_IGNORE" in var:
             decl = f"TYPE(MPI_Status) :: {var}(1)"
         out += [f"  {decl}", f"  COMMON /{block}/ {var}", f"  SAVE /{block}/"]
+    out += [f"  EXTERNAL :: {fn}" for fn in ATTR_FNS]
     out.append("  INTERFACE OPERATOR(==)")
     out += [f"    MODULE PROCEDURE ampi_eq_{t[4:].lower()}" for t in F08_TYPES]
     out += ["  END INTERFACE", "  INTERFACE OPERATOR(/=)"]

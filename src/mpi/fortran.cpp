@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 // The COMMON blocks of mpif.h and the `mpi` module, as gfortran names them (lower case, one
 // trailing underscore), at least as large as the Fortran declarations. Only their addresses are
@@ -221,6 +222,100 @@ MPI_Aint attr_value(int c_key, void *value) noexcept {
   }
 }
 
+// ---- attribute callbacks written in Fortran ----------------------------------------------------
+namespace {
+
+// The Fortran procedures' forms (every argument by reference; LOGICAL flag: 0 or 1).
+using FCopy = void(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
+                   MPI_Fint *);
+using FDelete = void(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *);
+using FCopy1 = void(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                    MPI_Fint *);
+using FDelete1 = void(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+// One trampoline pair serves communicators, datatypes and windows: their handles are ints, the
+// same in Fortran (MPI_Comm_c2f is the identity).
+static_assert(std::is_same_v<MPI_Comm, int> && std::is_same_v<MPI_Datatype, int> &&
+              std::is_same_v<MPI_Win, int>);
+
+const comm::FortranKeyval *fortran_keyval(int keyval) noexcept {
+  Pe *pe = Pe::get_if();
+  Rank *r = pe ? pe->current_if() : nullptr;
+  if (!r) return nullptr;
+  const auto it = r->comm.fortran_keyvals.find(keyval);
+  return it == r->comm.fortran_keyvals.end() ? nullptr : &it->second;
+}
+
+// An attribute's value as C stores it is the Fortran value itself (MPI_*_set_attr, MPI_Attr_put).
+int copy_trampoline(int oldobj, int keyval, void *extra, void *in, void *out, int *flag) {
+  *flag = 0;
+  const comm::FortranKeyval *k = fortran_keyval(keyval);
+  if (!k || !k->copy) return MPI_SUCCESS;
+  MPI_Fint obj = oldobj, key = keyval, f = 0, ierr = MPI_SUCCESS;
+  MPI_Aint value = 0;
+  if (k->mpi1) {
+    MPI_Fint x = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(extra));
+    MPI_Fint vin = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(in)), vout = 0;
+    reinterpret_cast<FCopy1 *>(k->copy)(&obj, &key, &x, &vin, &vout, &f, &ierr);
+    value = vout;
+  } else {
+    MPI_Aint x = reinterpret_cast<MPI_Aint>(extra), vin = reinterpret_cast<MPI_Aint>(in);
+    reinterpret_cast<FCopy *>(k->copy)(&obj, &key, &x, &vin, &value, &f, &ierr);
+  }
+  if (ierr != MPI_SUCCESS) return ierr;
+  *flag = f != 0;
+  if (*flag) *static_cast<void **>(out) = reinterpret_cast<void *>(value);
+  return MPI_SUCCESS;
+}
+
+int delete_trampoline(int obj, int keyval, void *value, void *extra) {
+  const comm::FortranKeyval *k = fortran_keyval(keyval);
+  if (!k || !k->del) return MPI_SUCCESS;
+  MPI_Fint o = obj, key = keyval, ierr = MPI_SUCCESS;
+  if (k->mpi1) {
+    MPI_Fint x = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(extra));
+    MPI_Fint v = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(value));
+    reinterpret_cast<FDelete1 *>(k->del)(&o, &key, &v, &x, &ierr);
+  } else {
+    MPI_Aint x = reinterpret_cast<MPI_Aint>(extra), v = reinterpret_cast<MPI_Aint>(value);
+    reinterpret_cast<FDelete *>(k->del)(&o, &key, &v, &x, &ierr);
+  }
+  return ierr;
+}
+
+} // namespace
+
+int create_keyval(KeyKind kind, void (*copy)(), void (*del)(), MPI_Fint *keyval, MPI_Aint extra,
+                  bool mpi1, bool profiled) {
+  int k = MPI_KEYVAL_INVALID;
+  void *x = reinterpret_cast<void *>(extra);
+  int rc = MPI_SUCCESS;
+  switch (kind) {
+  case KeyKind::comm:
+    if (mpi1)
+      rc = profiled ? MPI_Keyval_create(copy_trampoline, delete_trampoline, &k, x)
+                    : PMPI_Keyval_create(copy_trampoline, delete_trampoline, &k, x);
+    else
+      rc = profiled ? MPI_Comm_create_keyval(copy_trampoline, delete_trampoline, &k, x)
+                    : PMPI_Comm_create_keyval(copy_trampoline, delete_trampoline, &k, x);
+    break;
+  case KeyKind::type:
+    rc = profiled ? MPI_Type_create_keyval(copy_trampoline, delete_trampoline, &k, x)
+                  : PMPI_Type_create_keyval(copy_trampoline, delete_trampoline, &k, x);
+    break;
+  case KeyKind::win:
+    rc = profiled ? MPI_Win_create_keyval(copy_trampoline, delete_trampoline, &k, x)
+                  : PMPI_Win_create_keyval(copy_trampoline, delete_trampoline, &k, x);
+    break;
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  Pe *pe = Pe::get_if();
+  Rank *r = pe ? pe->current_if() : nullptr;
+  if (r) r->comm.fortran_keyvals[k] = comm::FortranKeyval{copy, del, mpi1};
+  *keyval = k;
+  return MPI_SUCCESS;
+}
+
 #if AMPI_FORTRAN_CFI
 namespace {
 
@@ -296,3 +391,43 @@ Choice::~Choice() {
 #endif
 
 } // namespace ampi::mpi::fortran
+
+// The predefined attribute callbacks of Fortran (MPI_COMM_DUP_FN, ...: EXTERNAL procedures of
+// mpif.h and the modules), with Fortran's arguments; MPI_NULL_COPY_FN, MPI_DUP_FN and
+// MPI_NULL_DELETE_FN are MPI_Keyval_create's (INTEGER values).
+extern "C" {
+#define AMPI_FORTRAN_ATTR_FNS(obj)                                                                 \
+  void mpi_##obj##_null_copy_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *,       \
+                                 MPI_Fint *flag, MPI_Fint *ierror) {                               \
+    *flag = 0;                                                                                     \
+    *ierror = MPI_SUCCESS;                                                                         \
+  }                                                                                                \
+  void mpi_##obj##_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *in, MPI_Aint *out,        \
+                           MPI_Fint *flag, MPI_Fint *ierror) {                                     \
+    *out = *in;                                                                                    \
+    *flag = 1;                                                                                     \
+    *ierror = MPI_SUCCESS;                                                                         \
+  }                                                                                                \
+  void mpi_##obj##_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *,                 \
+                                   MPI_Fint *ierror) {                                             \
+    *ierror = MPI_SUCCESS;                                                                         \
+  }
+AMPI_FORTRAN_ATTR_FNS(comm)
+AMPI_FORTRAN_ATTR_FNS(type)
+AMPI_FORTRAN_ATTR_FNS(win)
+#undef AMPI_FORTRAN_ATTR_FNS
+void mpi_null_copy_fn_(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *flag,
+                       MPI_Fint *ierror) {
+  *flag = 0;
+  *ierror = MPI_SUCCESS;
+}
+void mpi_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *in, MPI_Fint *out, MPI_Fint *flag,
+                 MPI_Fint *ierror) {
+  *out = *in;
+  *flag = 1;
+  *ierror = MPI_SUCCESS;
+}
+void mpi_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *ierror) {
+  *ierror = MPI_SUCCESS;
+}
+}

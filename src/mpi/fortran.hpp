@@ -141,6 +141,14 @@ int attr_key(MPI_Fint key) noexcept;
 // C value points to it (MPI_WIN_BASE is the address itself), a user attribute is the value.
 MPI_Aint attr_value(int c_key, void *value) noexcept;
 
+// MPI_Comm/Type/Win_create_keyval and MPI_Keyval_create from Fortran: `copy` and `del` are
+// Fortran procedures (by-reference arguments, the value and extra state INTEGER(KIND=
+// MPI_ADDRESS_KIND), or INTEGER for MPI_Keyval_create: mpi1). The keyval's C callbacks call them;
+// the extra state travels as the C extra_state. MPI_SUCCESS or the error raised.
+enum class KeyKind { comm, type, win };
+int create_keyval(KeyKind kind, void (*copy)(), void (*del)(), MPI_Fint *keyval, MPI_Aint extra,
+                  bool mpi1, bool profiled);
+
 #if AMPI_FORTRAN_CFI
 // A choice buffer of mpi_f08 (a CFI descriptor) as the address the C call takes. A contiguous
 // array (or a scalar, or an array of no elements) is used in place: its base address, which is
