@@ -16,9 +16,9 @@ predefined datatypes of src/datatype/builtin_types.def, and writes, into the bui
     MPI_<Name> (so that a C profiling library sees Fortran calls too), pmpi_<name>_ PMPI_<Name>.
     Attribute copy and delete functions written in Fortran (MPI_*_create_keyval, MPI_Keyval_create)
     are called through C trampolines (fortran::create_keyval); the predefined ones
-    (MPI_COMM_DUP_FN, ...) are Fortran procedures of src/mpi/fortran.cpp. Functions whose Fortran
-    form needs other callbacks with Fortran calling conventions (generalized requests, data
-    representations) or arrays of Fortran strings (MPI_Comm_spawn*) raise
+    (MPI_COMM_DUP_FN, ...) are Fortran procedures of src/mpi/fortran.cpp; so are the query, free
+    and cancel procedures of MPI_Grequest_start (fortran::grequest_start). Functions whose Fortran
+    form needs other callbacks with Fortran calling conventions (data representations) or arrays of Fortran strings (MPI_Comm_spawn*) raise
     MPI_ERR_UNSUPPORTED_OPERATION from Fortran, naming the call.
   * --mpif FILE: mpif.h, written so that it is valid fixed-form and free-form source: constants as
     PARAMETERs, the sentinels in COMMON blocks, the types of the functions.
@@ -59,7 +59,8 @@ SPECIAL = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Aint_ad
            "MPI_Pcontrol", "MPI_Info_create_env", "MPI_Buffer_detach", "MPI_Comm_get_attr",
            "MPI_Win_get_attr", "MPI_Type_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr",
            "MPI_Win_set_attr", "MPI_Type_set_attr", "MPI_Attr_put", "MPI_Comm_create_keyval",
-           "MPI_Type_create_keyval", "MPI_Win_create_keyval", "MPI_Keyval_create"}
+           "MPI_Type_create_keyval", "MPI_Win_create_keyval", "MPI_Keyval_create",
+           "MPI_Grequest_start"}
 # Keyvals made from Fortran: (kind, C type of the Fortran extra state, MPI-1 form) — the copy and
 # delete procedures are Fortran's, called through C trampolines (fortran::create_keyval).
 KEYVAL_CREATE = {"MPI_Comm_create_keyval": ("comm", "MPI_Aint", False),
@@ -71,9 +72,9 @@ ATTR_FNS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN
             "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
             "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN",
             "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
-# Callbacks called with Fortran conventions (generalized requests, data representations), or
+# Callbacks called with Fortran conventions (data representations), or
 # arrays of Fortran strings (spawn): not bound (yet).
-UNSUPPORTED = {"MPI_Grequest_start", "MPI_Register_datarep",
+UNSUPPORTED = { "MPI_Register_datarep",
                "MPI_Comm_spawn", "MPI_Comm_spawn_multiple"}
 # void * parameters that are not choice buffers.
 ADDRESS_OUT = {"baseptr"}  # the library stores an address there: INTEGER(KIND=MPI_ADDRESS_KIND)
@@ -294,6 +295,11 @@ def special_bindings(name, prefix):
                 f"  *ierror = fortran::create_keyval(fortran::KeyKind::{kind}, copy_fn, delete_fn, keyval, "
                 f"static_cast<MPI_Aint>(*extra_state), {'true' if mpi1 else 'false'}, "
                 f"{'true' if prefix == '' else 'false'});", "}"]
+    if name == "MPI_Grequest_start":
+        return [f"void {lo}_(void (*query_fn)(), void (*free_fn)(), void (*cancel_fn)(), "
+                "MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror) {",
+                "  *ierror = fortran::grequest_start(query_fn, free_fn, cancel_fn, *extra_state, "
+                f"request, {'true' if prefix == '' else 'false'});", "}"]
     if name == "MPI_Init":
         return [f"void {lo}_(MPI_Fint *ierror) {{", f"  *ierror = {C}(nullptr, nullptr);", "}"]
     if name == "MPI_Init_thread":
@@ -531,6 +537,10 @@ def special_interface(name):
         return ["SUBROUTINE MPI_BUFFER_DETACH(buffer_addr, size, ierror)",
                 "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr",
                 "REAL, DIMENSION(*) :: buffer_addr", "INTEGER :: size, ierror"]
+    if name == "MPI_Grequest_start":
+        return ["SUBROUTINE MPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra_state, request, "
+                "ierror)", "EXTERNAL :: query_fn, free_fn, cancel_fn",
+                "INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state", "INTEGER :: request, ierror"]
     if name in KEYVAL_CREATE:
         kind = "INTEGER" if KEYVAL_CREATE[name][2] else "INTEGER(KIND=MPI_ADDRESS_KIND)"
         return [f"SUBROUTINE {name.upper()}(copy_fn, delete_fn, keyval, extra_state, ierror)",
@@ -796,6 +806,17 @@ for _n, (_kind, _xt, _mpi1) in KEYVAL_CREATE.items():
                        ["TYPE(C_FUNPTR), VALUE :: copy_fn, delete_fn", "INTEGER(C_INT) :: keyval, ierror",
                         f"{_k} :: extra_state"],
                        "CALL {b}(C_FUNLOC(copy_fn), C_FUNLOC(delete_fn), keyval, extra_state, ierr)")
+F08_SPECIAL["MPI_Grequest_start"] = (
+    "query_fn, free_fn, cancel_fn, extra_state, request, ierror",
+    ["EXTERNAL :: query_fn, free_fn, cancel_fn",
+     "INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state",
+     "TYPE(MPI_Request), INTENT(OUT) :: request"],
+    "SUBROUTINE {b}(query_fn, free_fn, cancel_fn, extra_state, request, ierror) "
+    "BIND(C, NAME=\"{p}mpi_grequest_start_\")",
+    ["TYPE(C_FUNPTR), VALUE :: query_fn, free_fn, cancel_fn",
+     "INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state", "TYPE(MPI_Request) :: request",
+     "INTEGER(C_INT) :: ierror"],
+    "CALL {b}(C_FUNLOC(query_fn), C_FUNLOC(free_fn), C_FUNLOC(cancel_fn), extra_state, request, ierr)")
 for _n, _o, _t in (("MPI_Comm_get_attr", "comm", "MPI_Comm"), ("MPI_Win_get_attr", "win", "MPI_Win"),
                    ("MPI_Type_get_attr", "datatype", "MPI_Datatype"), ("MPI_Attr_get", "comm", "MPI_Comm")):
     _k = "INTEGER" if _n == "MPI_Attr_get" else "INTEGER(KIND=MPI_ADDRESS_KIND)"

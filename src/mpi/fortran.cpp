@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 
 // The COMMON blocks of mpif.h and the `mpi` module, as gfortran names them (lower case, one
@@ -313,6 +314,60 @@ int create_keyval(KeyKind kind, void (*copy)(), void (*del)(), MPI_Fint *keyval,
   Rank *r = pe ? pe->current_if() : nullptr;
   if (r) r->comm.fortran_keyvals[k] = comm::FortranKeyval{copy, del, mpi1};
   *keyval = k;
+  return MPI_SUCCESS;
+}
+
+// ---- generalized requests with Fortran callbacks ---------------------------------------------
+namespace {
+
+struct FortranGrequest {
+  void (*query)();
+  void (*free_fn)();
+  void (*cancel)();
+  MPI_Aint extra;
+};
+using FQuery = void(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+using FFree = void(MPI_Aint *, MPI_Fint *);
+using FCancel = void(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+
+int query_trampoline(void *extra, MPI_Status *status) {
+  auto *g = static_cast<FortranGrequest *>(extra);
+  MPI_Fint f[AMPI_F_STATUS_SIZE] = {};
+  PMPI_Status_c2f(status, f);
+  MPI_Fint ierr = MPI_SUCCESS;
+  reinterpret_cast<FQuery *>(g->query)(&g->extra, f, &ierr);
+  PMPI_Status_f2c(f, status);
+  return ierr;
+}
+
+int free_trampoline(void *extra) {
+  // Called once, as the request goes: the record goes with it.
+  const std::unique_ptr<FortranGrequest> g(static_cast<FortranGrequest *>(extra));
+  MPI_Fint ierr = MPI_SUCCESS;
+  reinterpret_cast<FFree *>(g->free_fn)(&g->extra, &ierr);
+  return ierr;
+}
+
+int cancel_trampoline(void *extra, int complete) {
+  auto *g = static_cast<FortranGrequest *>(extra);
+  MPI_Fint done = complete ? 1 : 0, ierr = MPI_SUCCESS;
+  reinterpret_cast<FCancel *>(g->cancel)(&g->extra, &done, &ierr);
+  return ierr;
+}
+
+} // namespace
+
+int grequest_start(void (*query)(), void (*free_fn)(), void (*cancel)(), MPI_Aint extra,
+                   MPI_Fint *request, bool profiled) {
+  auto g = std::make_unique<FortranGrequest>(FortranGrequest{query, free_fn, cancel, extra});
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc =
+      profiled
+          ? MPI_Grequest_start(query_trampoline, free_trampoline, cancel_trampoline, g.get(), &r)
+          : PMPI_Grequest_start(query_trampoline, free_trampoline, cancel_trampoline, g.get(), &r);
+  if (rc != MPI_SUCCESS) return rc;
+  static_cast<void>(g.release()); // owned by the request now: free_trampoline deletes it
+  *request = MPI_Request_c2f(r);
   return MPI_SUCCESS;
 }
 

@@ -149,6 +149,13 @@ enum class KeyKind { comm, type, win };
 int create_keyval(KeyKind kind, void (*copy)(), void (*del)(), MPI_Fint *keyval, MPI_Aint extra,
                   bool mpi1, bool profiled);
 
+// MPI_Grequest_start from Fortran: query_fn(extra_state, status, ierror), free_fn(extra_state,
+// ierror) and cancel_fn(extra_state, complete, ierror) are Fortran procedures; a record of them
+// and the extra state is the C extra_state, released by the free callback (which MPI calls once,
+// when the request is freed). MPI_SUCCESS or the error raised.
+int grequest_start(void (*query)(), void (*free_fn)(), void (*cancel)(), MPI_Aint extra,
+                   MPI_Fint *request, bool profiled);
+
 #if AMPI_FORTRAN_CFI
 // A choice buffer of mpi_f08 (a CFI descriptor) as the address the C call takes. A contiguous
 // array (or a scalar, or an array of no elements) is used in place: its base address, which is
