@@ -30,13 +30,6 @@ const datatype::Type *ampi::mpi::find_derived_type(Rank &self, MPI_Datatype t, M
                  d->name.empty() ? "" : " ", d->name.c_str());
     return nullptr;
   }
-  if (d->layout && d->layout->overflow) [[unlikely]] {
-    *err = raise(comm, MPI_ERR_TYPE, fn,
-                 "datatype%s%s has more than %zu separate blocks per element; ampi keeps its "
-                 "size and bounds but cannot move its data",
-                 d->name.empty() ? "" : " ", d->name.c_str(), datatype::kMaxBlocks);
-    return nullptr;
-  }
   return &d->type;
 }
 
