@@ -36,7 +36,7 @@ while read -r prog np rest; do
     log="$OUT/$prog.np$p.vp$np.${args:-noarg}.log"
     timeout -k 5 120 "$B/bin/ampirun" --bind-to none -np $p --vp "$np" "$OUT/$prog" $args >"$log" 2>&1
     rc=$?
-    if [ $rc = 0 ] && grep -q "No Errors" "$log"; then pass=$((pass+1)); else
+    if [ $rc = 0 ] && grep -qi "No Errors" "$log"; then pass=$((pass+1)); else
       echo "FAIL $prog np=$p vp=$np $args rc=$rc ($log)"; fail=$((fail+1)); fi
   done
 done < "$S/ampi/datatype/testlist"
