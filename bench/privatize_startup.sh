@@ -11,12 +11,15 @@
 #   e.g. bench/privatize_startup.sh /work/main/build build 3 1000 2000 4000 8000
 #
 # The new build alone with AMPI_PRIVATIZE_LOADER=dlopen is the old way too ("dlopen" column).
+# VARIANTS (environment, default "old new dlopen off") picks the columns: dlopen takes ~36 s at
+# 8,000 ranks.
 set -eu
 OLD=${1:?usage: privatize_startup.sh OLD_BUILD NEW_BUILD [ROUNDS] [N...]}
 NEW=${2:?usage: privatize_startup.sh OLD_BUILD NEW_BUILD [ROUNDS] [N...]}
 ROUNDS=${3:-3}
 [ $# -ge 3 ] && shift 3 || shift $#
 COUNTS=${*:-1000 2000 4000 8000}
+VARIANTS=${VARIANTS:-old new dlopen off}
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -48,14 +51,14 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 for n in $COUNTS; do
   r=0
   while [ $r -lt "$ROUNDS" ]; do
-    for v in old new dlopen off; do one $v "$n"; done
+    for v in $VARIANTS; do one $v "$n"; done
     r=$((r + 1))
   done
 done
 
 printf "%-7s %-7s %10s %10s %10s\n" ranks variant "wall s" "ms/rank" "cpu s"
 for n in $COUNTS; do
-  for v in old new dlopen off; do
+  for v in $VARIANTS; do
     w=$(cut -d' ' -f1 "$T/$v.$n" | median)
     c=$(cut -d' ' -f2 "$T/$v.$n" | median)
     printf "%-7s %-7s %10s %10.3f %10s\n" "$n" "$v" "$w" "$(echo "$w * 1000 / $n" | bc -l)" "$c"

@@ -5,7 +5,7 @@
 set -eu
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-PKGS="valgrind cmake ninja-build g++ gcc make pkg-config binutils libboost-context-dev libgtest-dev googletest libucx-dev libpmix-dev libhwloc-dev slurm-wlm munge python3 clang-format"
+PKGS="valgrind cmake ninja-build g++ gcc gfortran make pkg-config binutils libboost-context-dev libgtest-dev googletest libucx-dev libpmix-dev libhwloc-dev slurm-wlm munge python3 clang-format"
 missing=
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -70,6 +70,7 @@ struct PeState {
     i->slots.assign(static_cast<std::size_t>(n), {});
     i->arrived = i->left = 0;
     i->done = false;
+    i->leader_nbc = nullptr;
     return *instances.emplace_back(std::move(i));
   }
   // A rank is done with `inst`; the last one of the PE retires it to the spares.
@@ -81,9 +82,13 @@ struct PeState {
     instances.erase(it);
   }
 
-  // Removes `inst` at once (non-blocking instances: nobody waits in them).
+  // Retires `inst` at once (non-blocking instances: nobody waits in them), to the spares when
+  // there is room (a non-blocking collective then allocates no instance either).
   void remove(Instance &inst) {
-    std::erase_if(instances, [&](const auto &p) { return p.get() == &inst; });
+    auto it = std::find_if(instances.begin(), instances.end(),
+                           [&](const auto &p) { return p.get() == &inst; });
+    if (spares.size() < kSpares) spares.push_back(std::move(*it));
+    instances.erase(it);
   }
 
   // Few are in flight at once (one per communicator for blocking collectives): a short list.

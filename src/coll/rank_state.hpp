@@ -13,6 +13,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -38,6 +39,10 @@ struct RankState {
   // (queued by the messages' completion, which also wakes the rank).
   std::vector<std::unique_ptr<Progress>> schedules;
   std::vector<Progress *> ready;
+  // Finished schedules kept for reuse with their buffers' capacity (coll/nbc.cpp: a schedule per
+  // call cost about ten allocations), a few.
+  std::vector<std::unique_ptr<Progress>> spare_schedules;
+  static constexpr std::size_t kSpareSchedules = 4;
   // Advances the schedules that are due, as the rank (from Pe::block/yield); true if any was.
   bool run_ready() {
     if (ready.empty()) [[likely]]
@@ -45,9 +50,18 @@ struct RankState {
     while (!ready.empty()) {
       Progress *p = ready.back();
       ready.pop_back();
-      if (p->advance()) std::erase_if(schedules, [p](const auto &s) { return s.get() == p; });
+      if (p->advance()) retire(p);
     }
     return true;
+  }
+  // A schedule has completed its request: off the list, to the spares if there is room.
+  void retire(Progress *p) {
+    for (auto it = schedules.begin(); it != schedules.end(); ++it) {
+      if (it->get() != p) continue;
+      if (spare_schedules.size() < kSpareSchedules) spare_schedules.push_back(std::move(*it));
+      schedules.erase(it);
+      return;
+    }
   }
   std::vector<ult::Task *> helper_tasks; // those running a job for this rank now
   handles::HandleTable<UserOp, handles::kind::op> user_ops;

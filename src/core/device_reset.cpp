@@ -1,6 +1,7 @@
 // src/core/device_reset.cpp — the per-rank cudaDeviceReset (see device_reset.hpp).
 #include "core/device_reset.hpp"
 
+#include "core/cudart.hpp"
 #include "core/pe.hpp"
 #include "privatize/got_patch.hpp"
 
@@ -25,6 +26,10 @@ int reset_for_rank() {
 
 void redirect_device_reset(const link_map &program) noexcept {
   privatize::patch_got(program, "cudaDeviceReset", reinterpret_cast<void *>(&reset_for_rank));
+  // The runtime's waits and default streams likewise (core/cudart.hpp), wherever this one is
+  // applied: the program as started, its template and each rank's copy.
+  for (const cudart::Replacement &r : cudart::shared_replacements())
+    privatize::patch_got(program, r.name, r.fn);
 }
 
 } // namespace ampi

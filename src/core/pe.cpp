@@ -143,6 +143,7 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.verbose = s.verbose;
   c.rma_shm = s.rma_shm;
   c.gpu_async_bytes = s.gpu_async_bytes;
+  c.gpu_rank_streams = s.gpu_rank_streams;
   c.protocol.self_eager_limit = c.eager_limit;
   c.protocol.self_device_direct = c.gpu_async_bytes;
   c.protocol.net_eager_limit = s.ucx_eager_limit;
@@ -154,11 +155,12 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.protocol.shm_cma_min = s.shm_cma_min;
   c.protocol.shm_cma_refuse = s.shm_cma_refuse;
   c.shm.segment_budget = s.shm_segment;
-  // Staged device messages travel like eager ones: through the ring, whose records hold the
-  // shm eager limit's size (a quarter of the smallest ring, 64 KiB, with room to spare).
+  // Staged device messages travel like eager ones: through the ring, whose smallest records
+  // (64 KiB rings) hold 24 KiB with room to spare.
   if (s.shm)
-    c.protocol.gpu_eager_limit = std::min(c.protocol.gpu_eager_limit,
-                                          std::max(c.protocol.shm_eager_limit, std::size_t{8192}));
+    c.protocol.gpu_eager_limit = std::min(
+        c.protocol.gpu_eager_limit,
+        std::max(std::min(c.protocol.shm_eager_limit, std::size_t{24 * 1024}), std::size_t{8192}));
   c.protocol.gpu_ipc_refuse = s.gpu_ipc_refuse;
   c.protocol.debug = s.debug_protocol;
   return c;
@@ -247,6 +249,10 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
                                    },
                                    [&pmix] { pmix.fence(); }};
       port_->attach_local(shm::Node::open(config_.my_pe, npes, host_id(), config_.shm, exchange));
+      // The rings' records hold eager messages up to the ring's half, less the envelope: with
+      // many processes on the host (64 KiB rings) the largest eager sizes go single-copy.
+      if (const shm::Node *local = port_->local())
+        p2p_.protocols.fit_shm_eager(local->max_record() - sizeof(net::Eager));
     }
     trace("network port open");
     termination_.emplace(*port_, [this] {
@@ -431,6 +437,11 @@ void Pe::exit_current(int code) noexcept {
 
 void Pe::abort_job(int code) noexcept {
   std::fflush(nullptr);
+  // Tell the launcher first: ampirun would end the job on the exit alone, but under Slurm an
+  // exit leaves the other hosts' processes and their step daemons waiting in a PMIx collective
+  // until Slurm's PMIx timeout (srun hung 80-100 s in tests/multihost); PMIx_Abort makes srun end
+  // the whole job with this status at once. PMIx_Abort may not return (the launcher kills us).
+  if (Pe *pe = get_if(); pe && pe->pmix_) pe->pmix_->abort(code, "ampi: the job ends");
   std::_Exit(code);
 }
 

@@ -52,6 +52,7 @@ struct PeConfig {
   bool verbose = false;                // AMPI_VERBOSE: notes on stderr (first PE only)
   bool rma_shm = true;                 // AMPI_RMA_SHM: windows of one host in shared memory
   std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
+  bool gpu_rank_streams = true;            // AMPI_GPU_RANK_STREAMS (core/cudart.cpp)
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;
@@ -122,6 +123,7 @@ public:
       threads_->let_in(); // a rank polling lets the threads in too
     }
     poll();
+    devptrs_.poll_copies(); // device work that ranks wait for (a rank testing a request, say)
     scheduler_.yield();
   }
   // Drives the network (no-op in a one-process job: no call at all); true if anything happened.

@@ -1,11 +1,12 @@
 // src/core/rank.hpp — one virtual MPI rank: the user-level thread that runs the program's main,
 // its life-cycle flags, and the per-rank state of each area, each in a struct that area owns
-// (p2p, comm, datatype, rma, coll, privatize: <area>/rank_state.hpp).
+// (p2p, comm, datatype, rma, coll, privatize, io: <area>/rank_state.hpp).
 #pragma once
 
 #include "coll/rank_state.hpp"
 #include "comm/rank_state.hpp"
 #include "datatype/rank_state.hpp"
+#include "io/rank_state.hpp"
 #include "p2p/rank_state.hpp"
 #include "privatize/rank_state.hpp"
 #include "rma/rank_state.hpp"
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,11 +39,22 @@ public:
   rma::RankState rma;
   coll::RankState coll;
   privatize::RankState privatize;
+  io::RankState io; // MPI_FILE_NULL's error handler
 
   // The rank's own copy of the program's arguments, as its main gets them (argv points into
   // args). Kept here rather than on the rank's stack, which exit() drops without unwinding.
   std::vector<std::string> args;
   std::vector<char *> argv;
+
+  // CUDA (src/core/cudart.cpp): the stream that takes the rank's default-stream work, created on
+  // first use (the PE's device cache destroys it at the end), and the streams the rank created,
+  // which its cudaDeviceSynchronize waits for.
+  struct Cuda {
+    void *stream = nullptr;
+    std::vector<void *> streams;
+    // MPIX streams and stream-ordered operations (src/mpi/stream.cpp owns what this holds).
+    std::shared_ptr<void> mpix;
+  } cuda;
 
   bool initialized = false;
   int thread_level = MPI_THREAD_SINGLE; // what MPI_Init(_thread) provided

@@ -63,6 +63,15 @@ void fill(void *h) {
   load(h, d.cuEventRecord, "cuEventRecord");
   load(h, d.cuEventQuery, "cuEventQuery");
   load(h, d.cuEventDestroy, "cuEventDestroy_v2");
+  d.cuStreamWaitValue32 =
+      reinterpret_cast<decltype(d.cuStreamWaitValue32)>(dlsym(h, "cuStreamWaitValue32_v2"));
+  if (!d.cuStreamWaitValue32)
+    d.cuStreamWaitValue32 =
+        reinterpret_cast<decltype(d.cuStreamWaitValue32)>(dlsym(h, "cuStreamWaitValue32"));
+  d.cuMemHostAlloc = reinterpret_cast<decltype(d.cuMemHostAlloc)>(dlsym(h, "cuMemHostAlloc"));
+  d.cuMemHostGetDevicePointer = reinterpret_cast<decltype(d.cuMemHostGetDevicePointer)>(
+      dlsym(h, "cuMemHostGetDevicePointer_v2"));
+  d.cuMemFreeHost = reinterpret_cast<decltype(d.cuMemFreeHost)>(dlsym(h, "cuMemFreeHost"));
 }
 
 } // namespace

@@ -39,6 +39,9 @@ inline constexpr unsigned kMemoryTypeDevice = 2;
 inline constexpr unsigned kMemoryTypeUnified = 4;
 inline constexpr unsigned kStreamNonBlocking = 1;
 inline constexpr unsigned kIpcLazyEnablePeerAccess = 1;
+inline constexpr unsigned kMemHostAllocPortable = 1;
+inline constexpr unsigned kMemHostAllocDeviceMap = 2;
+inline constexpr unsigned kStreamWaitValueGeq = 0;
 
 // CUipcMemHandle: an exported allocation, 64 opaque bytes (passed by value).
 struct IpcMemHandle {
@@ -72,6 +75,12 @@ struct Driver {
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventQuery)(CUevent);
   CUresult (*cuEventDestroy)(CUevent);
+  // Stream-ordered MPI (MPIX_*_enqueue, src/mpi/stream.cpp): a stream waits for a word of mapped
+  // host memory that the PE writes. nullptr where the driver lacks them.
+  CUresult (*cuStreamWaitValue32)(CUstream, CUdeviceptr, std::uint32_t, unsigned);
+  CUresult (*cuMemHostAlloc)(void **, std::size_t, unsigned);
+  CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned);
+  CUresult (*cuMemFreeHost)(void *);
 };
 
 namespace detail {

@@ -35,6 +35,8 @@ DevPtrCache::~DevPtrCache() {
       if (ctx == c.ctx) static_cast<void>(d.cuStreamDestroy(s));
     for (auto &[ctx, s] : copy_streams_)
       if (ctx == c.ctx) static_cast<void>(d.cuStreamDestroy(s));
+    for (auto &[ctx, s] : created_streams_)
+      if (ctx == c.ctx) static_cast<void>(d.cuStreamDestroy(s));
     for (auto &[ctx, e] : free_events_)
       if (ctx == c.ctx) static_cast<void>(d.cuEventDestroy(e));
   }
@@ -97,6 +99,7 @@ void DevPtrCache::forget_context(CUcontext ctx) noexcept {
   const auto gone = [ctx](const auto &x) { return x.first == ctx; };
   std::erase_if(streams_, gone);
   std::erase_if(copy_streams_, gone);
+  std::erase_if(created_streams_, gone);
   std::erase_if(free_events_, gone);
   std::erase_if(contexts_, [&](const Context &c) {
     if (c.ctx == ctx && c.primary) static_cast<void>(driver().cuDevicePrimaryCtxRelease(c.device));
@@ -274,7 +277,47 @@ void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKi
       d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
   if (r != kCudaSuccess) cuda_fail("cuMemcpyAsync", r);
   if ((r = d.cuEventRecord(ev, s)) != kCudaSuccess) cuda_fail("cuEventRecord", r);
-  pending_.push_back(Pending{ev, std::move(done)});
+  pending_.push_back(Pending{ev, std::move(done), {}, true});
+}
+
+bool DevPtrCache::watch_stream(CUstream stream, std::function<void(CUresult)> done) {
+  if (!cuda_loaded()) return false; // (fills the driver table on first sight of libcuda)
+  const Driver &d = driver();
+  const CUcontext ctx = current_context(nullptr);
+  CUevent ev = nullptr;
+  for (auto it = free_events_.begin(); it != free_events_.end(); ++it)
+    if (it->first == ctx) {
+      ev = it->second;
+      free_events_.erase(it);
+      break;
+    }
+  if (!ev && d.cuEventCreate(&ev, kEventDisableTiming) != kCudaSuccess) return false;
+  if (d.cuEventRecord(ev, stream) != kCudaSuccess) {
+    free_events_.emplace_back(ctx, ev);
+    return false;
+  }
+  pending_.push_back(Pending{ev, {}, std::move(done), true});
+  return true;
+}
+
+void DevPtrCache::watch_event(CUevent event, std::function<void(CUresult)> done) {
+  if (!cuda_loaded()) return done(kCudaErrorNotInitialized);
+  pending_.push_back(Pending{event, {}, std::move(done), false});
+}
+
+CUstream DevPtrCache::create_stream(unsigned flags, CUresult *err) {
+  if (!cuda_loaded()) {
+    *err = kCudaErrorNotInitialized;
+    return nullptr;
+  }
+  const CUcontext ctx = current_context(nullptr);
+  CUstream s = nullptr;
+  if (CUresult r = driver().cuStreamCreate(&s, flags); r != kCudaSuccess) {
+    *err = r;
+    return nullptr;
+  }
+  created_streams_.emplace_back(ctx, s);
+  return s;
 }
 
 bool DevPtrCache::poll_copies_slow() {
@@ -286,13 +329,19 @@ bool DevPtrCache::poll_copies_slow() {
       ++i;
       continue;
     }
-    if (r != kCudaSuccess) cuda_fail("cuEventQuery (an asynchronous copy)", r);
+    if (r != kCudaSuccess && !pending_[i].watched)
+      cuda_fail("cuEventQuery (an asynchronous copy)", r);
     Pending p = std::move(pending_[i]);
     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
-    CUcontext ctx = nullptr;
-    static_cast<void>(d.cuCtxGetCurrent(&ctx));
-    free_events_.emplace_back(ctx, p.event);
-    p.done(); // may start more copies
+    if (p.ours && r == kCudaSuccess) { // (after an error the context is unusable: no reuse)
+      CUcontext ctx = nullptr;
+      static_cast<void>(d.cuCtxGetCurrent(&ctx));
+      free_events_.emplace_back(ctx, p.event);
+    }
+    if (p.watched)
+      p.watched(r); // wakes a rank waiting for its GPU work (src/core/cudart.cpp)
+    else
+      p.done(); // may start more copies
     any = true;
   }
   return any;

@@ -82,6 +82,19 @@ public:
     return poll_copies_slow();
   }
   std::size_t copies_in_flight() const noexcept { return pending_.size(); }
+
+  // Calls `done` with the driver's outcome (kCudaSuccess, or the error the stream's work ended
+  // in) once the work queued on `stream` so far has finished: an event of ours recorded on it,
+  // polled with the copies above (so the PE keeps polling while it waits). False, with `done`
+  // never called, when the event cannot be recorded (a bad stream: the caller's own call reports
+  // it).
+  bool watch_stream(CUstream stream, std::function<void(CUresult)> done);
+  // Likewise once the program's `event` has completed (it stays the program's).
+  void watch_event(CUevent event, std::function<void(CUresult)> done);
+  // A stream of `flags` in the current context (which must exist), destroyed with ours at the
+  // end while its context lives; nullptr and the driver's error in `*err` on failure.
+  CUstream create_stream(unsigned flags, CUresult *err);
+
   // Copies of at least this many bytes that complete a message go asynchronously (several at
   // once go faster; smaller ones are quicker done at once): AMPI_GPU_ASYNC_BYTES, default 16 KiB
   // (measured: bench/results/2026-11-22-h200/ipc-async.log).
@@ -158,11 +171,14 @@ private:
   CUcontext current_ = nullptr; // the last context stream_for_current_context() found
 
   std::vector<std::pair<CUcontext, CUstream>> streams_;
+  std::vector<std::pair<CUcontext, CUstream>> created_streams_; // create_stream()
   // Asynchronous copies: kCopyStreams streams per context, used in turn; events recycled.
   static constexpr std::size_t kCopyStreams = 4;
   struct Pending {
     CUevent event;
-    std::function<void()> done;
+    std::function<void()> done;            // a copy of ours: called when it has finished
+    std::function<void(CUresult)> watched; // watch_stream/watch_event: called with the outcome
+    bool ours = true;                      // the event is ours (recycled), not the program's
   };
   std::vector<std::pair<CUcontext, CUstream>> copy_streams_;
   std::size_t next_copy_stream_ = 0;

@@ -202,12 +202,16 @@ struct Options {
   std::optional<int> timeout_s; // --timeout: end the job after this many seconds
   MapPolicy map = MapPolicy::block;
   std::string mps = "warn";      // --mps: auto, on, warn, off
+  std::string wdir;              // -wdir: the processes' working directory (empty: ampirun's)
   std::vector<std::string> argv; // the program and its arguments
 };
 
+// The name the launcher was started as (ampirun, mpiexec or mpirun: the same program).
+std::string launcher_name = "ampirun"; // NOLINT: set once in main, before anything else
+
 void print_usage(std::FILE *out) {
+  std::fprintf(out, "Usage: %s [options] program [args...]\n", launcher_name.c_str());
   std::fputs(
-      "Usage: ampirun [options] program [args...]\n"
       "Run an ampi MPI program: V virtual ranks (user-level threads) over P processes on this\n"
       "host.\n"
       "\n"
@@ -216,6 +220,13 @@ void print_usage(std::FILE *out) {
       "  --vp V, +vp V           number of virtual ranks (default: one per process; at least N)\n"
       "  --stack-size SIZE       stack size of each rank, in bytes; suffixes K, M, G (x1024)\n"
       "  -x NAME[=VALUE]         export NAME (with VALUE) to the job's environment\n"
+      "  -env NAME VALUE         the same as -x NAME=VALUE (MPICH's form; also -genv)\n"
+      "  -wdir DIR               run the processes in directory DIR (also --wdir, -cwd)\n"
+      "  -host LIST, -hostfile FILE\n"
+      "                          accepted when every host named is this one (localhost, its\n"
+      "                          name or address; \"name:slots\" and hostfile lines \"name\n"
+      "                          slots=N\" too); other hosts: run under Slurm (srun --mpi=pmix),\n"
+      "                          as ampirun does not start processes on other hosts yet\n"
       "  --timeout SECONDS       end the job (exit status 124) if it runs longer than this\n"
       "  --map block|rr          placement of ranks over processes: balanced contiguous blocks\n"
       "                          (default; the first V%N processes get one rank more) or round\n"
@@ -243,8 +254,14 @@ void print_usage(std::FILE *out) {
       "  --help-env              list the AMPI_* environment variables: type, default,\n"
       "                          accepted values, current value and meaning (also: ampi_info)\n"
       "  --version               show the version and exit\n"
+      "  -c N, --allow-run-as-root, -genvall\n"
+      "                          accepted as Open MPI's and MPICH's launchers do (-c is -np;\n"
+      "                          the other two change nothing: the job may run as root, and\n"
+      "                          the whole environment is passed on)\n"
       "  --                      end of options\n"
       "Option values may also be attached with '=' (--vp=4, -np=2, +vp4).\n"
+      "mpiexec and mpirun are other names of ampirun (mpiexec -n N program, as the MPI\n"
+      "standard writes it).\n"
       "\n"
       "Each process is a PMIx client of ampirun. Its environment carries AMPI_VP, AMPI_MAP,\n"
       "AMPI_STACK_SIZE (with --stack-size), the PMIx variables, and the local-rank variables of\n"
@@ -345,11 +362,57 @@ bool valid_env_name(std::string_view name) {
   return true;
 }
 
-[[noreturn]] void refuse_multi_host(std::string_view option) {
-  throw UsageError{std::string(option) +
-                       ": multi-host launch is not available yet; ampirun runs every process on "
-                       "this host (use -np and --vp to choose the numbers of processes and ranks)",
+[[noreturn]] void refuse_multi_host(std::string_view option, std::string_view host) {
+  throw UsageError{std::string(option) + ": host '" + std::string(host) +
+                       "' is not this host; ampirun starts processes on this host only (use -np "
+                       "and --vp for the numbers of processes and ranks, or run under Slurm: "
+                       "srun --mpi=pmix)",
                    false};
+}
+
+// Whether `host` names this machine: localhost, a loopback address, or its host name (short or
+// full).
+bool is_this_host(std::string_view host) {
+  if (host == "localhost" || host == "::1" || host.starts_with("127.")) return true;
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return false;
+  const std::string_view mine(name);
+  return host == mine || host == mine.substr(0, mine.find('.')) ||
+         mine == host.substr(0, host.find('.'));
+}
+
+// -host a,b:2,... : every entry must be this host (the slot counts are not needed here).
+void check_host_list(std::string_view option, std::string_view list) {
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    std::string_view entry = list.substr(start, comma - start);
+    entry = entry.substr(0, entry.find(':'));
+    if (entry.empty())
+      throw UsageError{std::string(option) + " '" + std::string(list) + "': empty host name"};
+    if (!is_this_host(entry)) refuse_multi_host(option, entry);
+    start = comma + 1;
+  }
+}
+
+// -hostfile FILE: lines "name [slots=N ...]", '#' comments; every name must be this host.
+void check_hostfile(std::string_view option, const std::string &file) {
+  std::FILE *f = std::fopen(file.c_str(), "r");
+  if (!f) throw UsageError{std::string(option) + " '" + file + "': " + std::strerror(errno), false};
+  char line[1024];
+  while (std::fgets(line, sizeof line, f)) {
+    std::string_view l(line);
+    l = l.substr(0, l.find('#'));
+    const std::size_t b = l.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos) continue;
+    l = l.substr(b);
+    const std::string host(l.substr(0, l.find_first_of(" \t\r\n:")));
+    if (!is_this_host(host)) {
+      std::fclose(f);
+      refuse_multi_host(option, host);
+    }
+  }
+  std::fclose(f);
 }
 
 // Parses argv; exits directly for --help and --version.
@@ -375,7 +438,9 @@ Options parse_command_line(int argc, char **argv) {
       std::printf("ampirun (ampi) %s\n", AMPI_VERSION_STRING);
       std::exit(EXIT_SUCCESS);
     }
-    if (auto v = args.value_of({"-np", "--np", "-n"})) {
+    if (args.flag({"--allow-run-as-root", "-allow-run-as-root", "-genvall", "--genvall"}))
+      continue; // nothing to do: see --help
+    if (auto v = args.value_of({"-np", "--np", "-n", "-c"})) {
       options.processes = parse_count(arg.substr(0, arg.find('=')), *v);
       continue;
     }
@@ -405,6 +470,36 @@ Options parse_command_line(int argc, char **argv) {
       else if (std::getenv(name.c_str()) == nullptr)
         std::fprintf(stderr, "ampirun: warning: -x %s: not set in the environment\n", name.c_str());
       // else: the ranks inherit it anyway.
+      continue;
+    }
+    if (arg == "-env" || arg == "-genv" || arg == "--env") {
+      const std::string option(arg);
+      args.advance();
+      if (args.done()) throw UsageError{option + " requires NAME and VALUE"};
+      const std::string name(args.peek());
+      args.advance();
+      if (args.done()) throw UsageError{option + " " + name + " requires a VALUE"};
+      if (!valid_env_name(name))
+        throw UsageError{option + " '" + name + "': not a valid environment variable name"};
+      options.exports.emplace_back(name, std::string(args.peek()));
+      args.advance();
+      continue;
+    }
+    if (auto v = args.value_of({"-wdir", "--wdir", "-cwd", "--cwd"})) {
+      struct stat st {};
+      if (::stat(v->c_str(), &st) != 0)
+        throw UsageError{"-wdir '" + *v + "': " + std::strerror(errno), false};
+      if (!S_ISDIR(st.st_mode)) throw UsageError{"-wdir '" + *v + "': not a directory", false};
+      options.wdir = *v;
+      continue;
+    }
+    if (auto v = args.value_of({"--host", "-host", "-H", "--hosts", "-hosts"})) {
+      check_host_list(arg.substr(0, arg.find('=')), *v);
+      continue;
+    }
+    if (auto v = args.value_of({"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f",
+                                "--default-hostfile"})) {
+      check_hostfile(arg.substr(0, arg.find('=')), *v);
       continue;
     }
     if (auto v = args.value_of({"--map", "-map"})) {
@@ -442,11 +537,6 @@ Options parse_command_line(int argc, char **argv) {
       options.mps = *v;
       continue;
     }
-    for (std::string_view name : {"--host", "-host", "-H", "--hostfile", "-hostfile",
-                                  "--machinefile", "-machinefile", "--default-hostfile"})
-      if (arg == name || (arg.size() > name.size() && arg.substr(0, name.size()) == name &&
-                          arg[name.size()] == '='))
-        refuse_multi_host(name);
     throw UsageError{"unknown option '" + std::string(arg) + "'"};
   }
   options.argv = args.rest();
@@ -1824,7 +1914,8 @@ void cloexec_all_but(const std::vector<int> &keep) {
 struct SpawnContext {
   const SignalSetup &signals;
   const std::vector<int> &inherited_fds;
-  mode_t umask; // the user's: ampirun's own is 077
+  mode_t umask;     // the user's: ampirun's own is 077
+  const char *wdir; // -wdir, or nullptr
 };
 
 // Forks a child that waits for the go byte, then execs the program. Never returns in the child.
@@ -1878,6 +1969,12 @@ Child spawn(int index, ExecImage &image, const SpawnContext &ctx,
     ::sigaction(SIGPIPE, &ctx.signals.original_sigpipe, nullptr);
     ::sigprocmask(SIG_SETMASK, &ctx.signals.original_mask, nullptr);
     ::umask(ctx.umask);
+    if (ctx.wdir && ::chdir(ctx.wdir) != 0) {
+      const int err = errno;
+      ssize_t ignored = ::write(error.write.get(), &err, sizeof err);
+      (void)ignored;
+      ::_exit(kExitExecFailed);
+    }
     ::execve(image.path.c_str(), argv.data(), envp.data());
     if (errno == ENOEXEC) ::execve(sh_argv[0], sh_argv.data(), envp.data());
     const int err = errno;
@@ -2318,7 +2415,8 @@ int run(int argc, char **argv) {
     for (std::size_t p = 0; p < plans.size(); ++p)
       outputs.push_back({make_pipe(), make_pipe()});
 
-  const SpawnContext ctx{signals, inherited_fds, user_umask};
+  const SpawnContext ctx{signals, inherited_fds, user_umask,
+                         options.wdir.empty() ? nullptr : options.wdir.c_str()};
   std::vector<Child> children;
   for (std::size_t p = 0; p < plans.size(); ++p) {
     children.push_back(spawn(static_cast<int>(p), images[p], ctx, children,
@@ -2385,11 +2483,17 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc > 0 && argv[0]) {
+    const std::string_view self(argv[0]);
+    const std::string_view base = self.substr(self.rfind('/') + 1);
+    if (base == "mpiexec" || base == "mpirun") launcher_name = base;
+  }
   try {
     return run(argc, argv);
   } catch (const UsageError &e) {
     std::fprintf(stderr, "ampirun: %s\n", e.message.c_str());
-    if (e.hint) std::fprintf(stderr, "Try 'ampirun --help' for more information.\n");
+    if (e.hint)
+      std::fprintf(stderr, "Try '%s --help' for more information.\n", launcher_name.c_str());
     return kExitUsage;
   } catch (const FatalError &e) {
     std::fprintf(stderr, "ampirun: %s\n", e.message.c_str());

@@ -81,12 +81,17 @@ int free_keyval(int *keyval, const char *fn) {
   if (is_predefined(*keyval))
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "%s=%d is predefined", keyval_arg(fn),
                  *keyval);
-  comm::Keyval *k = self->comm.objects.keyvals.find(*keyval, comm::ObjectKind::Comm);
-  if (!k)
+  // find_any: a keyval the program freed already while values still hold it (a delete callback
+  // that frees its keyval, then the program's own free) may be freed again, as MPICH and Open MPI
+  // allow; only the first free drops the program's reference.
+  comm::Keyval *k = self->comm.objects.keyvals.find_any(*keyval);
+  if (!k || k->kind != comm::ObjectKind::Comm)
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn,
                  "%s=%d is not a communicator keyval (or was freed)", keyval_arg(fn), *keyval);
-  k->freed = true; // values still attached keep it alive for their delete callbacks
-  self->comm.objects.keyvals.release(*keyval);
+  if (!k->freed) {
+    k->freed = true; // values still attached keep it alive for their delete callbacks
+    self->comm.objects.keyvals.release(*keyval);
+  }
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }

@@ -82,6 +82,9 @@ bool in_place_ok(Call &call, const void *sendbuf) {
 int barrier_impl(MPI_Comm comm, ReqArg req, const char *fn) {
   Call call(fn, comm, req);
   if (!call) return call.err;
+  if (call.schedulable(0, 0, nullptr))
+    return call.schedule(
+        [](const comm::Comm &c, int tag, p2p::Request &r) { coll::ibarrier(*r.owner, c, tag, r); });
   return call.launch([](const comm::Comm &c, int tag) { coll::barrier(c, tag); });
 }
 
@@ -93,6 +96,13 @@ int bcast_impl(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
   if (!tp) return call.err;
   if (!call.buffer(buf, count, "buffer")) return call.err;
   if (call.idle(root)) return call.launch([](const comm::Comm &, int) {});
+  const std::size_t bytes = tp->size * static_cast<std::size_t>(count);
+  if (tp->contiguous && call.schedulable(bytes, coll::kScheduleBcastMax, buf)) {
+    void *data = buf ? datatype::data_start(*tp, buf) : nullptr;
+    return call.schedule([data, bytes, root](const comm::Comm &c, int tag, p2p::Request &r) {
+      coll::ibcast(*r.owner, c, tag, data, bytes, root, r);
+    });
+  }
   return call.launch(
       [t = *tp, buf, count, root, at_root = call.at_root(root)](const comm::Comm &c, int tag) {
         Packed d(t, buf, static_cast<std::size_t>(count), at_root);
@@ -115,6 +125,19 @@ int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
   if ((!(at_root && call.inter()) && !call.buffer(sendbuf, count, "sendbuf")) ||
       (at_root && !call.buffer(recvbuf, count, "recvbuf")))
     return call.err;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const auto n = static_cast<std::size_t>(count);
+  if (red.t.contiguous &&
+      call.schedulable(n * red.t.size, coll::kScheduleReduceMax, in_place ? nullptr : sendbuf,
+                       at_root ? recvbuf : nullptr)) {
+    auto start = [&](auto *buf) { return buf ? datatype::data_start(red.t, buf) : nullptr; };
+    const void *in = in_place ? nullptr : start(sendbuf);
+    void *out = at_root ? start(recvbuf) : nullptr;
+    return call.schedule(
+        [in, out, n, root, op = red.op](const comm::Comm &c, int tag, p2p::Request &r) {
+          coll::ireduce(*r.owner, c, tag, in, out, n, op, root, r);
+        });
+  }
   return call.launch(
       [red = std::move(red), sendbuf, recvbuf, count, root, at_root](const comm::Comm &c, int tag) {
         const auto n = static_cast<std::size_t>(count);
@@ -137,20 +160,15 @@ int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
     return call.err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const auto n = static_cast<std::size_t>(count);
-  if (call.form != Call::Form::Blocking && !call.c->inter() && red.t.contiguous &&
-      n * red.t.size <= coll::kScheduleAllreduceMax && !p2p::on_device(recvbuf) &&
-      (in_place || !p2p::on_device(sendbuf))) {
+  if (red.t.contiguous && call.schedulable(n * red.t.size, coll::kScheduleAllreduceMax, recvbuf,
+                                           in_place ? nullptr : sendbuf)) {
     // A schedule of messages driven by progress (coll/nbc.cpp), no helper task.
     auto start = [&](auto *buf) { return buf ? datatype::data_start(red.t, buf) : nullptr; };
     const void *in = in_place ? nullptr : start(sendbuf);
     void *out = start(recvbuf);
-    if (call.form == Call::Form::Persistent)
-      return call.persist([in, out, n, op = red.op](const comm::Comm &c, int tag, p2p::Request &r) {
-        coll::iallreduce(*r.owner, c, tag, in, out, n, op, r);
-      });
-    p2p::Request &r = call.new_request();
-    coll::iallreduce(*call.self, *call.c, coll::next_tag(*call.c), in, out, n, red.op, r);
-    return MPI_SUCCESS;
+    return call.schedule([in, out, n, op = red.op](const comm::Comm &c, int tag, p2p::Request &r) {
+      coll::iallreduce(*r.owner, c, tag, in, out, n, op, r);
+    });
   }
   return call.launch([red = std::move(red), sendbuf, recvbuf, count](const comm::Comm &c, int tag) {
     const auto n = static_cast<std::size_t>(count);

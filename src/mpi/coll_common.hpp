@@ -4,8 +4,9 @@
 // or in an internal task of the rank that completes an MPI request (non-blocking), or at each
 // MPI_Start of a persistent request (MPI_<Coll>_init, MPI-4.0 section 6.13). The three forms run
 // the same algorithm of src/coll, as one closure `f(comm, tag)`; where src/coll has a
-// progress-driven schedule (coll/nbc.hpp: allreduce up to 64 KiB), the non-blocking and persistent
-// forms start that instead (new_request(), persist()).
+// progress-driven schedule (coll/nbc.hpp: barrier, and broadcast, reduce, allreduce and allgather
+// of small contiguous host buffers), the non-blocking and persistent forms start that instead
+// (schedule()).
 #pragma once
 
 #include "coll/coll.hpp"
@@ -152,6 +153,22 @@ struct Call {
     };
     r.ext().op = std::move(op);
     return MPI_SUCCESS;
+  }
+
+  // Non-blocking or persistent, on a progress-driven schedule: `start(comm, tag, request)` runs
+  // now (non-blocking) or at each MPI_Start (persistent); it must complete the request later.
+  template <class F> int schedule(F &&start) {
+    if (form == Form::Persistent) return persist(std::forward<F>(start));
+    p2p::Request &r = new_request();
+    start(*c, coll::next_tag(*c), r);
+    return MPI_SUCCESS;
+  }
+  // Whether this call may run on a schedule: not blocking, an intracommunicator, and the buffers
+  // (contiguous data of `bytes`) in host memory.
+  bool schedulable(std::size_t bytes, std::size_t max, const void *a,
+                   const void *b = nullptr) const {
+    return form != Form::Blocking && !c->inter() && bytes <= max && !p2p::on_device(a) &&
+           !p2p::on_device(b);
   }
 
   // Runs `f(comm, tag)` now (blocking); or in a pooled internal task of the rank (core's

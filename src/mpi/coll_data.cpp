@@ -1,6 +1,7 @@
 // src/mpi/coll_data.cpp — the MPI data-movement collectives, blocking and non-blocking: gather(v),
 // scatter(v), allgather(v), alltoall(v/w) and the neighbourhood collectives over a
 // communicator's virtual topology: argument checks, MPI_IN_PLACE and datatypes over src/coll.
+#include "coll/nbc.hpp"
 #include "comm/topology.hpp"
 #include "mpi/coll_common.hpp"
 
@@ -233,6 +234,17 @@ int allgather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *re
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st)) return call.err;
   if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.peers())) return call.err;
   if (!in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
+  const std::size_t block = rt.size * sz(rcount);
+  if (rt.contiguous && (in_place || st.contiguous) &&
+      call.schedulable(block * sz(call.size()), coll::kScheduleAllgatherMax, recvbuf,
+                       in_place ? nullptr : sendbuf)) {
+    // A schedule of messages driven by progress (coll/nbc.cpp), no helper task.
+    const void *in = in_place || !sendbuf ? nullptr : datatype::data_start(st, sendbuf);
+    void *out = recvbuf ? datatype::data_start(rt, recvbuf) : nullptr;
+    return call.schedule([in, out, block](const comm::Comm &c, int tag, p2p::Request &r) {
+      coll::iallgather(*r.owner, c, tag, in, out, block, r);
+    });
+  }
   return call.launch([=](const comm::Comm &c, int tag) {
     Packed out(rt, recvbuf, sz(c.peer_size()) * sz(rcount), in_place);
     Packed in(st, in_place ? nullptr : sendbuf, in_place ? 0 : sz(scount), true);

@@ -544,12 +544,18 @@ comm::Keyval *attached_type_keyval(Rank &self, int keyval, It it, const char *fn
 
 extern "C" int PMPI_Type_free_keyval(int *type_keyval_handle) {
   static constexpr const char *fn = "MPI_Type_free_keyval";
-  AMPI_ENTER(fn)
+  auto self = enter(fn);
+  if (!self) return MPI_ERR_OTHER;
   if (!type_keyval_handle) return null_arg(fn, "type_keyval");
-  comm::Keyval *k = type_keyval(*self, *type_keyval_handle, fn, &err);
-  if (!k) return err;
-  k->freed = true; // values still attached keep it alive for their delete callbacks
-  self->comm.objects.keyvals.release(*type_keyval_handle);
+  // As MPI_Comm_free_keyval (src/mpi/attr.cpp): a second free of a keyval still alive is a no-op.
+  comm::Keyval *k = self->comm.objects.keyvals.find_any(*type_keyval_handle);
+  if (!k || k->kind != comm::ObjectKind::Type)
+    return raise(kWorld, MPI_ERR_KEYVAL, fn,
+                 "type_keyval=%d is not a datatype keyval (or was freed)", *type_keyval_handle);
+  if (!k->freed) {
+    k->freed = true; // values still attached keep it alive for their delete callbacks
+    self->comm.objects.keyvals.release(*type_keyval_handle);
+  }
   *type_keyval_handle = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }

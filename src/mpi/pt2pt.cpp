@@ -336,8 +336,10 @@ int check_sendrecv(Rank &self, const char *fn, const char *replace, const void *
   const std::byte *s0, *s1, *r0, *r1;
   span(*sc.type, sendbuf, sendcount, s0, s1);
   span(*rc.type, recvbuf, recvcount, r0, r1);
-  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL && s0 < r1 &&
-      r0 < s1)
+  // Only contiguous data is checked: the spans of two derived types can interleave without a
+  // shared byte (two structs of absolute addresses sent from and to MPI_BOTTOM, tests/fortran).
+  if (sc.bytes && rc.bytes && dest != MPI_PROC_NULL && source != MPI_PROC_NULL &&
+      sc.type->contiguous && rc.type->contiguous && s0 < r1 && r0 < s1)
     return raise(comm, MPI_ERR_BUFFER, fn,
                  "sendbuf and recvbuf overlap (use %s to reuse one buffer)", replace);
   return MPI_SUCCESS;
@@ -790,15 +792,18 @@ extern "C" int PMPI_Request_free(MPI_Request *request) {
   int err = MPI_SUCCESS;
   p2p::Request *r = find_request(*self, *request, fn, &err);
   if (!r) return err;
-  if (r->complete || inactive(*r)) {
-    if (r->kind == p2p::Kind::Generalized) r->ext().grequest->free(r->ext().grequest->extra_state);
-    self->p2p.requests.release(*r);
-  } else if (r->op() && r->op()->start) {
-    // MPI-4.0 6.13: only an inactive persistent collective request may be freed (its task still
-    // runs the collective on what the request holds).
+  if (r->op() && r->op()->start && r->active) {
+    // MPI-4.0 6.13: only an inactive persistent collective request may be freed (its task or
+    // schedule may still run the collective on what the request holds). Active until a wait or
+    // test completes it, even where the collective itself is over (a schedule among the ranks of
+    // one PE can end inside MPI_Start).
     return raise(r->comm, MPI_ERR_REQUEST, fn,
                  "request 0x%x is an active persistent collective request (complete it first)",
                  static_cast<unsigned>(*request));
+  }
+  if (r->complete || inactive(*r)) {
+    if (r->kind == p2p::Kind::Generalized) r->ext().grequest->free(r->ext().grequest->extra_state);
+    self->p2p.requests.release(*r);
   } else {
     // Released when it completes (an active send still delivers its message; a non-blocking
     // collective still runs to its end in its task).

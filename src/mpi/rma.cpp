@@ -488,12 +488,15 @@ extern "C" int PMPI_Win_free_keyval(int *win_keyval) {
   if (!win_keyval) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "win_keyval=NULL");
   if (predefined_win_key(*win_keyval))
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "win_keyval=%d is predefined", *win_keyval);
-  comm::Keyval *k = self->comm.objects.keyvals.find(*win_keyval, comm::ObjectKind::Win);
-  if (!k)
+  // As MPI_Comm_free_keyval (src/mpi/attr.cpp): a second free of a keyval still alive is a no-op.
+  comm::Keyval *k = self->comm.objects.keyvals.find_any(*win_keyval);
+  if (!k || k->kind != comm::ObjectKind::Win)
     return raise(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn,
                  "win_keyval=%d is not a window keyval (or was freed)", *win_keyval);
-  k->freed = true;
-  self->comm.objects.keyvals.release(*win_keyval);
+  if (!k->freed) {
+    k->freed = true;
+    self->comm.objects.keyvals.release(*win_keyval);
+  }
   *win_keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }

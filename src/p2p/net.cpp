@@ -56,8 +56,16 @@ void receive_net_data(Request &rreq, int source, int tag, std::size_t bytes,
   rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   rreq.status_bytes = bytes > rreq.capacity ? rreq.capacity : bytes;
   Pe &pe = rreq.owner->pe;
-  pe.port().recv_data(data_id, rreq.recv_buf, rreq.capacity, pe.devptrs().kind(rreq.recv_buf),
-                      &rreq);
+  const gpu::MemKind kind = pe.devptrs().kind(rreq.recv_buf);
+  if (bytes > rreq.capacity) {
+    // Truncated: receive all of it aside in host memory, keep the start (recv_done). An error
+    // path, so the allocation is acceptable.
+    auto &overflow = rreq.ext().overflow;
+    overflow = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    pe.port().recv_data(data_id, overflow.get(), bytes, gpu::MemKind::Host, &rreq);
+    return;
+  }
+  pe.port().recv_data(data_id, rreq.recv_buf, rreq.capacity, kind, &rreq);
 }
 
 Request *match_arrival(Pe &pe, const net::Envelope &env, Rank *&dst) {
@@ -133,7 +141,12 @@ void NetHandler::send_done(void *user, bool ok) {
 void NetHandler::recv_done(void *user, std::size_t, bool truncated) {
   // The envelope told the size; receive_net_data set the status from it.
   auto &req = *static_cast<Request *>(user);
-  if (truncated) {
+  if (req.extra && req.extra->overflow) {
+    gpu::DevPtrCache &devptrs = req.owner->pe.devptrs();
+    devptrs.copy(req.recv_buf, devptrs.kind(req.recv_buf), req.extra->overflow.get(),
+                 gpu::MemKind::Host, req.capacity);
+    req.extra->overflow.reset();
+  } else if (truncated) {
     req.status_error = MPI_ERR_TRUNCATE;
     req.status_bytes = req.capacity;
   }

@@ -68,6 +68,11 @@ struct Thresholds {
   // (AMPI_SHM_EAGER_LIMIT); single copy with CMA from shm_cma_min (AMPI_SHM_CMA_MIN; AMPI_SHM_CMA=0
   // turns it off), and for synchronous sends the ring would carry; the sizes between: rendezvous
   // through UCX (its envelope through the ring all the same).
+  // 16 KiB: quiet, eager at 16 KiB took 1.28 us against 5.95 us single-copy at 32 KiB (P50); but
+  // on the loaded VM eager at 32 KiB (AMPI_SHM_EAGER_LIMIT=32K) took 8.5-10.5 us against 5.0-5.8
+  // us with CMA and osu_bw fell from ~450 to ~140 MB/s (64 messages of 32 KiB overflow a 1 MiB
+  // ring into the sender's backlog): bench/results/2026-11-26-lat2/measure.sh compares them
+  // quietly.
   bool shm = false;
   std::size_t shm_eager_limit = 16 * 1024;
   bool shm_cma = true;
@@ -156,6 +161,10 @@ class Protocols {
 public:
   explicit Protocols(const Thresholds &t) noexcept : limits_(t) {}
   const Thresholds &limits() const noexcept { return limits_; }
+  // Same-host eager messages must fit the rings' records (known once the rings are sized).
+  void fit_shm_eager(std::size_t max_bytes) noexcept {
+    if (limits_.shm_eager_limit > max_bytes) limits_.shm_eager_limit = max_bytes;
+  }
   Choice choose(Locality where, gpu::MemKind kind, std::size_t bytes, bool synchronous) const {
     return p2p::choose(limits_, where, kind, bytes, synchronous);
   }

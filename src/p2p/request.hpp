@@ -115,6 +115,10 @@ struct Request::Extra {
   std::unique_ptr<Persistent> op;
   // MPI_Grequest_start: the user's callbacks.
   std::unique_ptr<Generalized> grequest;
+  // A network receive of a message longer than its buffer (src/p2p/net.cpp): UCX delivers
+  // nothing of a truncated message, so the whole message lands here and its first `capacity`
+  // bytes are copied to recv_buf, as the other paths deliver them.
+  std::unique_ptr<std::byte[]> overflow;
 };
 
 inline Request::Extra &Request::ext() {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 namespace ampi::pmi {
 
@@ -100,8 +101,17 @@ void PmixClient::fence() {
   pmix_proc_t all;
   PMIX_PROC_CONSTRUCT(&all);
   PMIX_LOAD_PROCID(&all, nspace_.c_str(), PMIX_RANK_WILDCARD);
-  if (pmix_status_t rc = PMIx_Fence(&all, 1, nullptr, 0); rc != PMIX_SUCCESS)
-    fail("PMIx_Fence", rc);
+  // Every process reads every other's keys right after the fence (UCX addresses, shared-memory
+  // segments), so the fence collects them. Without it, a key of a process on another host is
+  // fetched on demand from that host's server; under Slurm 22.05's PMIx plugin such a get failed
+  // with NOT-FOUND (tests/multihost, srun -N 2).
+  pmix_info_t collect;
+  PMIX_INFO_CONSTRUCT(&collect);
+  bool yes = true;
+  PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+  const pmix_status_t rc = PMIx_Fence(&all, 1, &collect, 1);
+  PMIX_INFO_DESTRUCT(&collect);
+  if (rc != PMIX_SUCCESS) fail("PMIx_Fence", rc);
 }
 
 std::vector<std::byte> PmixClient::get(int rank, const std::string &key) {
@@ -110,7 +120,10 @@ std::vector<std::byte> PmixClient::get(int rank, const std::string &key) {
   PMIX_LOAD_PROCID(&proc, nspace_.c_str(), static_cast<pmix_rank_t>(rank));
   pmix_value_t *val = nullptr;
   pmix_status_t rc = PMIx_Get(&proc, key.c_str(), nullptr, 0, &val);
-  if (rc != PMIX_SUCCESS) fail("PMIx_Get", rc);
+  if (rc != PMIX_SUCCESS) {
+    const std::string what = "PMIx_Get of key " + key + " of process " + std::to_string(rank);
+    fail(what.c_str(), rc);
+  }
   std::vector<std::byte> out;
   if (val->type == PMIX_BYTE_OBJECT) {
     const auto *p = reinterpret_cast<const std::byte *>(val->data.bo.bytes);

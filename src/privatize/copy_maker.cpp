@@ -108,8 +108,11 @@ CopyMaker::CopyMaker(const Image &image, std::uintptr_t template_base) : image_(
 }
 
 CopyMaker::~CopyMaker() {
-  for (auto &f : frames_)
-    __deregister_frame_info(f.second);
+  // Newest first: libgcc (GCC 12) keeps the registered tables in a list that each registration
+  // pushes at the head and each deregistration searches from it, so the oldest first cost
+  // O(copies^2): 2% of a 1,000-rank launch with copies.
+  for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
+    __deregister_frame_info(f->second);
 }
 
 bool CopyMaker::writable(std::uint64_t vaddr, std::uint64_t n) const noexcept {

@@ -46,6 +46,12 @@ public:
   // of the program's own).
   const std::vector<std::string> &notes() const noexcept { return notes_; }
   const std::string &path() const noexcept { return path_; }
+  // Empty when the program has nothing a per-rank copy would make per rank: no writable data
+  // beyond the C runtime's start files', no constructor, destructor, thread_local variable or
+  // exit handler of its own (AMPI_PRIVATIZE=auto then runs no copies); otherwise what it has, or
+  // why that cannot be told (a stripped program). Reads the section headers and the symbol table
+  // (own_data.cpp); throws std::runtime_error on a truncated file.
+  std::string own_state() const;
 
   // The program as started: runs its constructors that come after `self` in its init array (when
   // nothing is privatized, the program's own constructors run once, from here).

@@ -58,7 +58,7 @@ struct SegmentHeader {
   alignas(64) std::atomic<std::uint32_t> sleeping; // its owner sleeps: senders wake it
 };
 constexpr std::size_t kHeaderBytes = sizeof(SegmentHeader);
-static_assert(kHeaderBytes == 128 && sizeof(RingControl) == 128);
+static_assert(kHeaderBytes == 128 && sizeof(RingControl) == 64);
 
 [[noreturn]] void fail(const char *what, int err) {
   throw std::runtime_error(std::string("ampi: shared memory: ") + what + ": " + std::strerror(err));
@@ -152,7 +152,7 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
   ring = std::clamp(ring, std::bit_ceil(std::max<std::size_t>(config.ring_min, 4096)),
                     std::bit_floor(std::max<std::size_t>(config.ring_max, 4096)));
   n.ring_bytes_ = ring;
-  n.max_record_ = ring / 2 - sizeof(RecordHeader);
+  n.max_record_ = ring / 2 - kHeaderWord;
   n.segment_bytes_ = kHeaderBytes + static_cast<std::size_t>(local) * (sizeof(RingControl) + ring);
 
   // Our segment: private to this user, never an old one.
@@ -242,22 +242,25 @@ bool Node::try_send(int pe, std::uint8_t type, const void *a, std::size_t na, co
   const std::size_t need = cells(body);
   const std::size_t pos = o.tail & (ring_bytes_ - 1);
   const std::size_t skip = pos + need > ring_bytes_ ? ring_bytes_ - pos : 0;
-  if (o.tail + skip + need - o.head > ring_bytes_) {
+  // Room for the record and for the cell after it, which we clear (below).
+  if (o.tail + skip + need + kCell - o.head > ring_bytes_) {
     o.head = o.ring->head.load(std::memory_order_acquire);
-    if (o.tail + skip + need - o.head > ring_bytes_) return false;
+    if (o.tail + skip + need + kCell - o.head > ring_bytes_) return false;
   }
-  if (skip) {
-    RecordHeader h{};
-    std::memcpy(o.data + pos, &h, sizeof h); // type 0
-    o.tail += skip;
-  }
-  std::byte *p = o.data + (o.tail & (ring_bytes_ - 1));
-  RecordHeader h{static_cast<std::uint32_t>(body), type, {}};
-  std::memcpy(p, &h, sizeof h);
-  if (na) std::memcpy(p + sizeof h, a, na);
-  if (nb) std::memcpy(p + sizeof h + na, b, nb);
-  o.tail += need;
-  o.ring->tail.store(o.tail, std::memory_order_release);
+  // The receiver polls the header word of the cell at its head, which is where our next record
+  // starts: that cell must read "nothing yet" until we publish there, whatever an earlier lap
+  // left in it (the middle of an older record's body can look like a header). So before we
+  // publish a record we clear the word of the cell after it; the receiver, having seen the
+  // record, sees the cleared word too (the clear comes first in our order of stores).
+  std::byte *p = o.data + ((o.tail + skip) & (ring_bytes_ - 1));
+  word(o.data + ((o.tail + skip + need) & (ring_bytes_ - 1))).store(0, std::memory_order_relaxed);
+  if (na) std::memcpy(p + kHeaderWord, a, na);
+  if (nb) std::memcpy(p + kHeaderWord + na, b, nb);
+  word(p).store(header_word(type, body), std::memory_order_release);
+  // A skip record goes after the record it makes room for (at the ring's start), so that a
+  // receiver that follows it finds that record published.
+  if (skip) word(o.data + pos).store(header_word(0, 0), std::memory_order_release);
+  o.tail += skip + need;
   // The receiver sets its word, then re-checks its rings; we publish, then check its word: with a
   // full fence on both sides one of us sees the other (no lost wake-up). That fence cost the
   // sender most of its time per record (perf annotate of osu_bw 8 B: 91% of try_send's samples
@@ -265,8 +268,9 @@ bool Node::try_send(int pe, std::uint8_t type, const void *a, std::size_t na, co
   // receiver keeps reading). So, where every process registered, the fence is asymmetric: the
   // sender only keeps the compiler from reordering, and the receiver, before it sleeps, makes
   // every registered thread of the host run a full barrier (membarrier, about 0.4 us, once per
-  // sleep): each sender's tail store is then either visible to the receiver's re-check, or came
-  // after that barrier, and so did its load of the word, which sees the receiver asleep.
+  // sleep): each sender's publishing store is then either visible to the receiver's re-check, or
+  // came after that barrier, and so did its load of the word, which sees the receiver asleep. (The
+  // store that publishes is the record's header word, or the skip record's after it.)
   if (asym_)
     std::atomic_signal_fence(std::memory_order_seq_cst);
   else
@@ -293,7 +297,7 @@ bool Node::arm() noexcept {
     return false;
   }
   for (const In &in : in_) {
-    if (in.ring->tail.load(std::memory_order_relaxed) != in.head) {
+    if (word(in.data + (in.head & (ring_bytes_ - 1))).load(std::memory_order_relaxed) & kValid) {
       sleeping_->store(0, std::memory_order_relaxed);
       return false;
     }

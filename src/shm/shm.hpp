@@ -1,10 +1,10 @@
 // src/shm/shm.hpp — the same-host transport between the processes of one host: one shared segment
 // per process holding its inbound rings (one single-producer single-consumer ring per local peer,
-// lock-free, head and tail on cache lines of their own), a "sleeping" word and a wake-up socket
-// per process, and single copies of large data from a peer's memory (Linux CMA,
-// process_vm_readv). It moves typed byte records and knows nothing of MPI, p2p or the network port;
-// the port (net/port.hpp) routes every active message to a PE of this host through it, so that
-// all messages between two PEs keep one order.
+// lock-free, the receiver polling the next record's header word, its head on a line of its own), a
+// "sleeping" word and a wake-up socket per process, and single copies of large data from a peer's
+// memory (Linux CMA, process_vm_readv). It moves typed byte records and knows nothing of MPI, p2p
+// or the network port; the port (net/port.hpp) routes every active message to a PE of this host
+// through it, so that all messages between two PEs keep one order.
 //
 // Start-up (Node::open): each process creates its segment (0600, O_EXCL), the job exchanges names
 // through the caller's allgather (PMIx), every process maps its local peers' segments, and after
@@ -41,18 +41,23 @@ struct Exchange {
   std::function<void()> fence;
 };
 
+// The ring's shared control word. There is no shared tail: the receiver polls the header of the
+// cell where the next record will start (see try_send), so a message costs it one cache line from
+// the sender (the cell's) instead of two (the tail's, then the cell's).
 struct alignas(64) RingControl {
-  alignas(64) std::atomic<std::uint64_t> tail; // bytes written, by the sender
   alignas(64) std::atomic<std::uint64_t> head; // bytes consumed, by the receiver
 };
 
-// One record in a ring: an 8-byte header, then the body, padded to 64-byte cells.
-struct RecordHeader {
-  std::uint32_t bytes; // of the body
-  std::uint8_t type;   // the caller's (0 is a skip record: the rest of the ring up to its end)
-  std::uint8_t pad[3];
-};
+// One record in a ring: an 8-byte header word, then the body, padded to 64-byte cells. The word
+// is written last, in one store, and read in one load: the body's bytes (low 32 bits), the
+// caller's type (next 8; 0 is a skip record: the rest of the ring up to its end) and kValid.
+// A word without kValid is "nothing yet".
 inline constexpr std::size_t kCell = 64;
+inline constexpr std::size_t kHeaderWord = 8;
+inline constexpr std::uint64_t kValid = std::uint64_t{1} << 40;
+constexpr std::uint64_t header_word(std::uint8_t type, std::size_t bytes) noexcept {
+  return kValid | std::uint64_t{type} << 32 | static_cast<std::uint32_t>(bytes);
+}
 
 class Node {
 public:
@@ -85,20 +90,22 @@ public:
   template <class F> bool poll(F &&f) {
     bool any = false;
     for (In &in : in_) {
-      const std::uint64_t tail = in.ring->tail.load(std::memory_order_acquire);
-      if (tail == in.head) continue; // the one load of an empty ring
-      any = true;
       std::uint64_t head = in.head;
-      while (head != tail) {
+      for (;;) {
         const std::size_t pos = head & (ring_bytes_ - 1);
-        const auto *h = reinterpret_cast<const RecordHeader *>(in.data + pos);
-        if (h->type == 0) { // skip to the ring's start
+        const std::uint64_t w = word(in.data + pos).load(std::memory_order_acquire);
+        if (!(w & kValid)) break; // the one load of an empty ring
+        const auto type = static_cast<std::uint8_t>(w >> 32);
+        if (type == 0) { // skip to the ring's start
           head += ring_bytes_ - pos;
           continue;
         }
-        f(h->type, in.data + pos + sizeof(RecordHeader), std::size_t{h->bytes});
-        head += cells(h->bytes);
+        const auto bytes = static_cast<std::uint32_t>(w);
+        f(type, static_cast<const std::byte *>(in.data + pos + kHeaderWord), std::size_t{bytes});
+        head += cells(bytes);
       }
+      if (head == in.head) continue;
+      any = true;
       in.head = head;
       in.ring->head.store(head, std::memory_order_release);
     }
@@ -123,11 +130,15 @@ public:
 private:
   Node() = default;
   static std::size_t cells(std::size_t body) noexcept {
-    return (sizeof(RecordHeader) + body + kCell - 1) & ~(kCell - 1);
+    return (kHeaderWord + body + kCell - 1) & ~(kCell - 1);
+  }
+  // The header word at the start of a cell (cells are 64-byte aligned in the mapping).
+  static std::atomic_ref<std::uint64_t> word(std::byte *cell) noexcept {
+    return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t *>(cell));
   }
   struct In {
     RingControl *ring = nullptr;
-    const std::byte *data = nullptr;
+    std::byte *data = nullptr; // written only by the sender (read-write for atomic_ref)
     std::uint64_t head = 0;
   };
   struct Out {

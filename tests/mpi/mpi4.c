@@ -202,14 +202,19 @@ static void check_value_index(void) {
   CHECK(t == MPI_DATATYPE_NULL, "value_index(char, int) is not MPI_DATATYPE_NULL");
 }
 
-/* MPI_Comm_split_type with MPI 4's hardware types. Every test layout runs on one host, so the
- * shared-memory level is the whole job, and "core" (one PE) is strictly smaller exactly when the
- * job has more than one PE. */
-static void check_split_type(int size) {
-  MPI_Comm shared, core, unguided, none;
+/* MPI_Comm_split_type with MPI 4's hardware types. The shared-memory level is the ranks of this
+ * host, as MPI_COMM_TYPE_SHARED gives them (the whole job when it runs on one host; the test also
+ * runs across simulated hosts, tests/multihost), and "core" (one PE) is strictly smaller exactly
+ * when the host has more than one PE of the job. */
+static void check_split_type(int world_size) {
+  MPI_Comm shared, core, unguided, none, host;
   MPI_Info info;
-  int ssize = 0, csize = 0, flag = 0, len;
+  int ssize = 0, csize = 0, flag = 0, len, size = 0;
   char value[64];
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
+  CHECK_MPI(MPI_Comm_size(host, &size));
+  CHECK(size >= 1 && size <= world_size, "MPI_COMM_TYPE_SHARED: size %d of %d", size, world_size);
+  CHECK_MPI(MPI_Comm_free(&host));
   CHECK_MPI(MPI_Info_create(&info));
   CHECK_MPI(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
   CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &shared));
@@ -225,7 +230,20 @@ static void check_split_type(int size) {
   CHECK(none == MPI_COMM_NULL, "HW_GUIDED with an unknown level did not give MPI_COMM_NULL");
   CHECK_MPI(
       MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &unguided));
-  if (csize == size) {
+  if (size < world_size) { /* several hosts: the coarsest level that splits is the host */
+    MPI_Info used;
+    int usize = 0;
+    CHECK(unguided != MPI_COMM_NULL, "HW_UNGUIDED over several hosts gave MPI_COMM_NULL");
+    CHECK_MPI(MPI_Comm_size(unguided, &usize));
+    CHECK(usize == size, "HW_UNGUIDED: size %d, not the host's %d", usize, size);
+    CHECK_MPI(MPI_Comm_get_info(unguided, &used));
+    len = (int)sizeof value;
+    CHECK_MPI(MPI_Info_get_string(used, "mpi_hw_resource_type", &len, value, &flag));
+    CHECK(flag && strcmp(value, "mpi_shared_memory") == 0, "HW_UNGUIDED's level: flag %d '%s'",
+          flag, flag ? value : "");
+    CHECK_MPI(MPI_Info_free(&used));
+    CHECK_MPI(MPI_Comm_free(&unguided));
+  } else if (csize == size) {
     CHECK(unguided == MPI_COMM_NULL, "HW_UNGUIDED on one PE did not give MPI_COMM_NULL");
   } else {
     MPI_Info used;

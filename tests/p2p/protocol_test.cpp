@@ -71,6 +71,19 @@ TEST(ProtocolTable, SameHostShm) {
   EXPECT_STREQ(name(Protocol::ShmCma), "shm-cma");
 }
 
+TEST(ProtocolTable, ShmEagerIsCutToTheRingsRecords) {
+  Thresholds t;
+  t.shm = true;
+  t.shm_eager_limit = 512 * 1024; // AMPI_SHM_EAGER_LIMIT=512K
+  Protocols p(t);
+  p.fit_shm_eager(32 * 1024 - 32); // 64 KiB rings: half of one, less header and envelope
+  EXPECT_EQ(p.limits().shm_eager_limit, 32u * 1024 - 32);
+  EXPECT_EQ(p.choose(Locality::SameHost, MemKind::Host, 32 * 1024 - 32, false), kShmEager);
+  EXPECT_EQ(p.choose(Locality::SameHost, MemKind::Host, 32 * 1024 - 31, false), kShmCma);
+  p.fit_shm_eager(1 << 20); // never raised
+  EXPECT_EQ(p.limits().shm_eager_limit, 32u * 1024 - 32);
+}
+
 TEST(ProtocolTable, NetworkDevice) {
   Thresholds t; // no GPU eager by default
   EXPECT_EQ(choose(t, Locality::OtherHost, MemKind::Device, 8, false), kNetRdv);

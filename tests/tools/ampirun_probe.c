@@ -3,6 +3,7 @@
  *   ampirun_probe signal NAME     kill itself with SIGNAME (SEGV, ABRT, TERM, ...), no core dump
  *   ampirun_probe env NAME...     print NAME=value or NAME is unset, one per line
  *   ampirun_probe args ARG...     print each argument as [ARG], one per line
+ *   ampirun_probe cwd             print "cwd=" and the working directory
  *   ampirun_probe wait-term       print "ready", wait for SIGTERM, print "got signal 15", exit 42
  */
 #define _POSIX_C_SOURCE 200809L
@@ -33,7 +34,8 @@ static int signal_number(const char *name) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s exit N | signal NAME | env NAME... | args ARG... | wait-term\n",
+    fprintf(stderr,
+            "usage: %s exit N | signal NAME | env NAME... | args ARG... | cwd | wait-term\n",
             argv[0]);
     return 64;
   }
@@ -56,6 +58,12 @@ int main(int argc, char **argv) {
       else
         printf("%s is unset\n", argv[i]);
     }
+    return 0;
+  }
+  if (strcmp(cmd, "cwd") == 0) {
+    char dir[4096];
+    if (!getcwd(dir, sizeof dir)) return 1;
+    printf("cwd=%s\n", dir);
     return 0;
   }
   if (strcmp(cmd, "args") == 0) {

@@ -2,7 +2,7 @@
 # tests/tools/wrapper_test.sh CASE BINDIR SRCDIR WORKDIR [NVCC]
 # Tests of the compiler wrappers BINDIR/mpicc and BINDIR/mpicxx (and BINDIR/ampirun to run what
 # they build). SRCDIR is tests/tools in the source tree; WORKDIR is emptied first.
-# CASE: show | args | compile_link | depfile | preprocess | shared | libtool | nvcc
+# CASE: show | args | compile_link | depfile | preprocess | shared | libtool | archive_main | nvcc
 # Exit status: 0 pass, 1 fail, 77 skipped (nvcc not found).
 # shellcheck disable=SC2317,SC2046,SC2016,SC2015
 # (SC2317: the case_* functions are called indirectly; SC2046: $(link_flags_lines) is split on
@@ -389,6 +389,29 @@ case_libtool() {
   hello_check run.out 3
 }
 
+case_archive_main() {
+  # main kept in a static library and the program's own code in an object, as MPICH's test suite
+  # links every test (its main, from librun_mpitests.a, calls the test's renamed main). With
+  # --wrap=main nothing asked for main while the archive was read: "undefined reference to main".
+  printf '%s\n' 'int run(int argc, char **argv);' \
+    'int main(int argc, char **argv) { return run(argc, argv); }' >runner.c
+  printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' 'int run(int argc, char **argv) {' \
+    '  int rank = -1, size = 0;' '  MPI_Init(&argc, &argv);' \
+    '  MPI_Comm_rank(MPI_COMM_WORLD, &rank);' '  MPI_Comm_size(MPI_COMM_WORLD, &size);' \
+    '  printf("hello from rank %d of %d\n", rank, size);' '  MPI_Finalize();' '  return 0;' \
+    '}' >body.c
+  must "$mpicc" -c runner.c -o runner.o
+  must ar cr librunner.a runner.o
+  must "$mpicc" -c body.c -o body.o
+  must "$mpicc" -o from_archive body.o librunner.a
+  must "$ampirun" --vp 3 ./from_archive
+  hello_check run.out 3
+  # The same with the archive named by -L/-l.
+  must "$mpicc" -o from_archive_l body.o -L. -lrunner
+  must "$ampirun" --vp 2 ./from_archive_l
+  hello_check run.out 2
+}
+
 case_nvcc() {
   if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
     echo "SKIP: nvcc not found"
@@ -412,7 +435,9 @@ case_nvcc() {
 }
 
 case $case_name in
-  show | args | compile_link | depfile | preprocess | shared | libtool | nvcc) "case_$case_name" ;;
+  show | args | compile_link | depfile | preprocess | shared | libtool | archive_main | nvcc)
+    "case_$case_name"
+    ;;
   *)
     echo "unknown case '$case_name'" >&2
     exit 2

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""tests/multihost/multihost_runs.py BUILD_DIR TMPDIR — the runs of multihost_test.sh.
+
+Started on node1 of the simulated cluster. Takes every MPI test of BUILD_DIR's CTest suite that
+starts a program with `ampirun -np P --vp V` (directly, or through expect_run.sh /
+no_survivors.sh, which check status, output and leftovers) and runs the same program, arguments,
+environment and checks with `srun --mpi=pmix -N NHOSTS` instead, so that its ranks sit on
+several hosts:
+  - a test judged by its exit status alone runs twice: 4 Slurm tasks (4 ranks) and 4 tasks with
+    AMPI_VP=8 (8 virtual ranks, 2 per process);
+  - a test whose expected output names ranks (a regular expression, an expect_run check) keeps
+    its own number of ranks, P*V, as AMPI_VP over one task per host.
+Left out: the labels soak, gpu, sanitizer, valgrind, slurm (their own runs), single-rank tests,
+ampirun options other than -np/--vp/-x (they test the launcher), and checks that name ampirun.
+An expected status of 128+ (a signal under ampirun) becomes "non-zero": srun reports a task's
+signal its own way. Prints one PASS/FAIL line per run and a summary; exits 1 if any run failed.
+AMPI_MULTIHOST_ONLY=REGEX keeps the runs whose names match.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import warnings
+
+warnings.simplefilter("ignore", FutureWarning)  # CTest regexes such as "[[:space:]]"
+
+LEFT_OUT_LABELS = {"soak", "gpu", "sanitizer", "valgrind", "slurm", "multihost"}
+WRAPPERS = ("expect_run.sh", "no_survivors.sh")
+
+
+def ctest_tests(build):
+    out = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["tests"]
+
+
+def parse(test):
+    """(case dict) or None when the test is not one to rerun across hosts."""
+    props = {p["name"]: p["value"] for p in test.get("properties", [])}
+    labels = set(props.get("LABELS", []))
+    if "mpi" not in labels or labels & LEFT_OUT_LABELS or props.get("WILL_FAIL"):
+        return None
+    cmd = test.get("command") or []
+    at = next((i for i, a in enumerate(cmd) if a.endswith("/bin/ampirun")), None)
+    if at is None:
+        return None
+    wrapper = cmd[:at]
+    if wrapper and not any(w.endswith(WRAPPERS) for w in wrapper):
+        return None
+    np_, vp, env, i = 1, 0, {}, at + 1
+    while i < len(cmd) and cmd[i].startswith("-"):
+        opt = cmd[i]
+        if opt == "--":
+            i += 1
+            break
+        if opt not in ("-np", "--vp", "-x") or i + 1 >= len(cmd):
+            return None  # a launcher option: the test is about ampirun
+        val = cmd[i + 1]
+        if opt == "-np":
+            np_ = int(val)
+        elif opt == "--vp":
+            vp = int(val)
+        else:
+            k, _, v = val.partition("=")
+            env[k] = v
+        i += 2
+    if i >= len(cmd) or "/tests/soak/" in cmd[i]:
+        return None  # soaks (10^6 messages) have their own label and runs
+    for entry in props.get("ENVIRONMENT", []):
+        for e in entry.split(";"):  # one entry may hold several, as CTest joins them
+            k, _, v = e.partition("=")
+            env[k] = v
+    pass_re = props.get("PASS_REGULAR_EXPRESSION", [])
+    fail_re = props.get("FAIL_REGULAR_EXPRESSION", [])
+    # Checks of what only one launcher or one placement prints: ampirun's own reports ("ampirun:
+    # ...", "killed by signal", its timeout) and the protocol a message took, which differs when
+    # the ranks are on other hosts (net/* instead of self/* or shm/*). The crash and abort cases
+    # are run across hosts with checks of their own (SPECIAL below).
+    if any(m in a for a in wrapper + pass_re + fail_re
+           for m in ("ampirun", "killed by signal", "protocol: ", "--timeout")):
+        return None
+    # expect_run.sh's exact status 128+N is a signal under ampirun; srun reports it otherwise.
+    wrapped = []
+    j = 0
+    while j < len(wrapper):
+        a = wrapper[j]
+        if a == "-s" and j + 1 < len(wrapper) and int(wrapper[j + 1]) >= 128:
+            wrapped.append("-S")
+            j += 2
+            continue
+        wrapped.append(a)
+        j += 1
+    return {
+        "test": test["name"],
+        "wrapper": wrapped,
+        "program": cmd[i:],
+        "env": env,
+        "ranks": vp or np_,  # --vp is the job's number of ranks
+        "pass_re": pass_re,
+        "fail_re": fail_re,
+        "timeout": float(props.get("TIMEOUT", 60)),
+        "exact": bool(wrapper or pass_re),
+    }
+
+
+# What only several hosts exercise, with checks that do not depend on the launcher: a rank that
+# crashes, aborts or hits a fatal error on one host ends the whole job (srun returns non-zero,
+# nothing of the job survives, our crash report names the rank), and a deadlock across hosts is
+# reported. (program arguments, ranks, expect_run.sh checks)
+SPECIAL = [
+    ("crash", ["crash", "mh-crash-token"], 8,
+     ["-S", "-e", r"^ampi: rank [0-9]+ \(world\) of process [0-9]+ \(pid [0-9]+\) crashed: SIGSEGV",
+      "-E", "NOT REACHED"]),
+    ("abort", ["abort", "mh-abort-token"], 8,
+     ["-s", "9", "-e", r"rank [0-9]+ called MPI_Abort\(MPI_COMM_WORLD, 9\)", "-E", "NOT REACHED"]),
+    ("exit", ["exit", "mh-exit-token"], 8,
+     ["-S", "-e", r"called exit\(5\) between MPI_Init and MPI_Finalize"]),
+    ("deadlock", ["deadlock", "mh-deadlock-token"], 8,
+     ["-S", "-e", "deadlock", "-e", r"rank [0-9]+: blocked in MPI_Recv", "-E", "NOT REACHED"]),
+]
+
+
+def special_cases(build, here):
+    prog = os.path.join(build, "tests", "mpi", "failure_modes")
+    out = []
+    for name, args, ranks, checks in SPECIAL:
+        wrapper = ["/bin/sh", os.path.join(here, "..", "mpi", "no_survivors.sh"), args[-1]] + checks + ["--"]
+        out.append({"test": f"across_hosts.{name}", "wrapper": wrapper, "program": [prog] + args,
+                    "env": {}, "ranks": ranks, "pass_re": [], "fail_re": [], "timeout": 40.0,
+                    "exact": True})
+    return out
+
+
+def runs(cases, nhosts):
+    """The srun runs, one per distinct program/arguments/environment/checks and layout."""
+    seen, out = set(), []
+    for c in cases:
+        base = os.path.basename(c["program"][0])
+        envkey = tuple(sorted(c["env"].items()))
+        if c["exact"]:
+            if c["ranks"] < nhosts:
+                continue
+            layouts = [(nhosts, c["ranks"])]
+        else:
+            layouts = [(4, None), (4, 8)]
+        for tasks, vp in layouts:
+            key = (tuple(c["wrapper"]), tuple(c["program"]), envkey, tuple(c["pass_re"]), tasks, vp)
+            if key in seen:
+                continue
+            seen.add(key)
+            name = f"{c['test']}@n{tasks}" + (f".vp{vp}" if vp else "")
+            out.append(dict(c, name=name, tasks=tasks, vp=vp, base=base, index=len(out)))
+    return out
+
+
+def run_one(r, nhosts, tmp):
+    """Runs one case as a Slurm job of its own; returns (passed, the lines to print)."""
+    job = f"mh{r['index']}"
+    minutes = int(r["timeout"] // 60) + 2  # Slurm ends the job itself if everything else fails
+    srun = ["srun", "--mpi=pmix", "-J", job, f"--time={minutes}", "-N", str(nhosts),
+            "-n", str(r["tasks"])]
+    cmd = r["wrapper"] + srun + r["program"]
+    env = dict(os.environ)
+    env.update(r["env"])
+    env.pop("AMPI_VP", None)
+    if r["vp"]:
+        env["AMPI_VP"] = str(r["vp"])
+    limit = r["timeout"] + 20
+    t0 = time.monotonic()
+    # Its own process group, so that a run past its time is interrupted as a user would do it
+    # (srun cancels the job on a second SIGINT within a second) and not left holding CPUs.
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, errors="replace",
+                         start_new_session=True)
+    try:
+        text, _ = p.communicate(timeout=limit)
+        rc = p.returncode
+        why = []
+        if r["pass_re"]:
+            if not any(re.search(x, text, re.S) for x in r["pass_re"]):
+                why.append("no output matches " + " | ".join(r["pass_re"]))
+        elif rc != 0:
+            why.append(f"exit status {rc}")
+        for x in r["fail_re"]:
+            if re.search(x, text, re.S):
+                why.append(f"output matches {x}")
+    except subprocess.TimeoutExpired:
+        for _ in range(2):
+            os.killpg(p.pid, signal.SIGINT)
+            time.sleep(0.3)
+        try:
+            text, _ = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            text, _ = p.communicate()
+        subprocess.run(["scancel", "-n", job], check=False, capture_output=True)
+        rc = None
+        why = [f"timed out after {limit:.0f} s"]
+    ms = (time.monotonic() - t0) * 1000
+    shown = " ".join(f"{k}={v}" for k, v in sorted(r["env"].items()))
+    shown += (" " if shown else "") + (f"AMPI_VP={r['vp']} " if r["vp"] else "")
+    lines = [f"$ {shown}{' '.join(cmd)}"]
+    if why:
+        lines += ["| " + line for line in text.splitlines()[-25:]]
+        lines.append(f"FAIL {r['name']}: {'; '.join(why)} ({ms:.0f} ms)")
+        return False, lines
+    lines.append(f"PASS {r['name']} ({ms:.0f} ms)")
+    return True, lines
+
+
+def main():
+    build, tmp = sys.argv[1], sys.argv[2]
+    nhosts = int(os.environ.get("AMPI_MULTIHOST_NHOSTS", "2"))
+    only = os.environ.get("AMPI_MULTIHOST_ONLY")
+    cases = [c for c in (parse(t) for t in ctest_tests(build)) if c]
+    cases += special_cases(build, os.path.dirname(os.path.abspath(__file__)))
+    todo = runs(cases, nhosts)
+    if only:
+        todo = [r for r in todo if re.search(only, r["name"])]
+    print(f"multihost_runs: {len(todo)} runs from {len(cases)} tests, {nhosts} hosts", flush=True)
+    # Several jobs at once (each host has 8 task slots; a run takes at most 4): a run is mostly
+    # waiting for Slurm's launch and the PMIx wire-up.
+    jobs = int(os.environ.get("AMPI_MULTIHOST_JOBS", "4"))
+    failed = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for r, (ok, lines) in zip(todo, pool.map(lambda r: run_one(r, nhosts, tmp), todo)):
+            print("\n".join(lines), flush=True)
+            if not ok:
+                failed.append(r["name"])
+    print(f"multihost_runs: {len(todo) - len(failed)} passed, {len(failed)} failed")
+    if failed:
+        print("multihost_runs: failed: " + " ".join(failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
