@@ -7,11 +7,13 @@
 #include "io/posix.hpp"
 #include "io/view.hpp"
 #include "mpi/common.hpp"
+#include "pmi/host.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -132,12 +134,7 @@ int choose_aggregators(File &f, int requested) {
   struct Where {
     long long host, pid;
   };
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  long long h = 1469598103934665603ll;
-  for (const char *p = name; *p; ++p)
-    h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ll;
-  Where me{h, static_cast<long long>(getpid())};
+  Where me{static_cast<long long>(host_id()), static_cast<long long>(getpid())};
   std::vector<Where> all(static_cast<std::size_t>(f.size));
   if (int e = PMPI_Allgather(&me, 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, f.comm)) return e;
   // Ranks grouped by process, in order of each process's lowest rank.

@@ -271,6 +271,19 @@ for i in $(seq 60); do
   sleep 0.5
 done
 [ "$idle" -eq "$nhosts" ] || fail_setup "$idle of $nhosts nodes idle after 30 s"
+# Every host's link up (UCX leaves out an interface that is not yet running) and one job over
+# all hosts, before the cases: CI's first case once found no TCP path between the hosts.
+for i in $(seq "$nhosts"); do
+  up=
+  for k in $(seq 50); do
+    up=$(on_host "$i" cat /sys/class/net/eth0/operstate 2>/dev/null)
+    [ "$up" = up ] && break
+    sleep 0.1
+  done
+  [ "$up" = up ] || fail_setup "the link of host $i is '$up', not up"
+done
+on_host 1 timeout 60 srun -N "$nhosts" -n "$nhosts" true </dev/null >/dev/null 2>&1 ||
+  fail_setup "a first job over the $nhosts hosts failed"
 say "cluster up in $(($(now_ms) - setup_start)) ms: $nhosts hosts node1..node$nhosts (10.77.0.1..$nhosts), $T"
 
 # ---- the runs (multihost_runs.py) --------------------------------------------------------------
