@@ -231,8 +231,30 @@ std::size_t move(const Type &t, std::byte *mem, std::size_t count, std::size_t o
   const std::ptrdiff_t extent = t.extent; // (a local: t could alias the bytes written)
   std::byte *base = mem + static_cast<std::ptrdiff_t>(elem) * extent;
   std::byte *cur = packed + done;
-  for (std::size_t k = 0; k < whole; ++k, base += extent)
-    cur = move_element<Pack>(l, base, cur);
+  // Every piece one run of bytes (count 1, no child), as in a struct or an irregular indexed
+  // type: walked as a plain block list, with no repeat or child to check per piece. (Checked per
+  // call, a pass over at most the pieces the elements' copies walk anyway.)
+  const bool single_runs =
+      whole && l.depth == 1 &&
+      std::all_of(l.pieces.begin(), l.pieces.end(), [](const Piece &p) { return p.count == 1; });
+  if (single_runs && l.pieces.size() == 1) {
+    // One run per element (a resized or padded type, a struct of one field): `whole` runs one
+    // extent apart, the strided copy of a vector.
+    const Piece &p = l.pieces[0];
+    move_piece<Pack>({p.disp, whole, extent, p.len, nullptr}, base, cur);
+  } else if (single_runs) {
+    // A block list (struct, irregular indexed): per element only the blocks' copies, no call.
+    const Piece *const first = l.pieces.data(), *const last = first + l.pieces.size();
+    for (std::size_t k = 0; k < whole; ++k, base += extent)
+      for (const Piece *p = first; p != last; ++p) {
+        const std::size_t n = p->len;
+        copy_run<Pack>(base + p->disp, cur, n);
+        cur += n;
+      }
+  } else {
+    for (std::size_t k = 0; k < whole; ++k, base += extent)
+      cur = move_element<Pack>(l, base, cur);
+  }
   done += whole * t.size;
   if (done < len) partial(offset + done, len - done);
   return len;
