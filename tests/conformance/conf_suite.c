@@ -5,6 +5,8 @@
 #include "../mpi/mpitest.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Keyvals: a delete callback that frees its keyval, then the program freeing its own copy of the
  * handle. The standard lets a keyval be freed while values still use it (MPI-4.1 7.7.2: "the
@@ -44,9 +46,178 @@ static void keyval_freed_twice(void) {
   CHECK(keyval_deletes == 2, "delete_attr ran the callback %d times in all", keyval_deletes);
 }
 
+/* Non-blocking duplication (MPI-4.1 7.4.2): several MPI_Comm_idup may be in flight, started in
+ * different orders at different ranks, and all complete (the standard's reason for the call being
+ * non-blocking: the blocking form would deadlock here). Even ranks start A's then B's, odd ranks
+ * B's then A's; the new communicators must be distinct from each other and work. Before the
+ * agreements had a priority, the two crossing agreements proposed mirror images and collided on
+ * every round. */
+static void idup_crossing(int rank, int size) {
+  MPI_Comm a, b, nc[2];
+  MPI_Request req[2];
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &b));
+  int first = rank % 2; /* index into nc of the one started first */
+  CHECK_MPI(MPI_Comm_idup(first ? b : a, &nc[first], &req[0]));
+  CHECK_MPI(MPI_Comm_idup(first ? a : b, &nc[1 - first], &req[1]));
+  CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+  int cmp = 0;
+  CHECK_MPI(MPI_Comm_compare(nc[0], nc[1], &cmp));
+  CHECK(cmp == MPI_CONGRUENT, "the two duplicates compare %d", cmp);
+  /* Same tag, same peers, on both: each receive must get its own communicator's message. */
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int out[2] = {1000 + rank, 2000 + rank}, in[2] = {-1, -1};
+  MPI_Request r[4];
+  CHECK_MPI(MPI_Irecv(&in[1], 1, MPI_INT, left, 5, nc[1], &r[0]));
+  CHECK_MPI(MPI_Irecv(&in[0], 1, MPI_INT, left, 5, nc[0], &r[1]));
+  CHECK_MPI(MPI_Isend(&out[0], 1, MPI_INT, right, 5, nc[0], &r[2]));
+  CHECK_MPI(MPI_Isend(&out[1], 1, MPI_INT, right, 5, nc[1], &r[3]));
+  CHECK_MPI(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+  CHECK(in[0] == 1000 + left && in[1] == 2000 + left, "messages crossed: %d %d", in[0], in[1]);
+  int sum = 0;
+  CHECK_MPI(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, nc[1]));
+  CHECK(sum == size * (size - 1) / 2, "allreduce on the duplicate: %d", sum);
+  MPI_Comm_free(&nc[0]);
+  MPI_Comm_free(&nc[1]);
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+}
+
+/* Intercommunicator allgather and alltoall (MPI-4.1 6.2.2, 6.7, 6.8): the data of one group goes
+ * to the other, so the two groups' send and receive amounts pair across the groups, not within a
+ * rank; the standard's "unidirectional" use has one group send nothing (sendcount 0) while the
+ * other receives nothing (recvcount 0). Groups: even and odd ranks of MPI_COMM_WORLD. */
+static void intercomm_one_way(int rank, int size) {
+  if (size < 2) return;
+  const int even = rank % 2 == 0;
+  MPI_Comm local, inter;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, !even, rank, &local));
+  CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, even ? 1 : 0, 31, &inter));
+  int lrank, rsize;
+  CHECK_MPI(MPI_Comm_rank(inter, &lrank));
+  CHECK_MPI(MPI_Comm_remote_size(inter, &rsize));
+  enum { N = 3 };
+  int *recv = mt_malloc(sizeof(int) * N * (size_t)rsize);
+  int *send = mt_malloc(sizeof(int) * N * (size_t)rsize);
+  for (int blocking = 0; blocking < 2; ++blocking) {
+    /* Allgather, odd group to even group only. */
+    for (int i = 0; i < N * rsize; ++i)
+      recv[i] = -1;
+    for (int i = 0; i < N; ++i)
+      send[i] = 100 * lrank + i;
+    MPI_Request req;
+    const int scount = even ? 0 : N, rcount = even ? N : 0;
+    if (blocking) {
+      CHECK_MPI(MPI_Allgather(send, scount, MPI_INT, recv, rcount, MPI_INT, inter));
+    } else {
+      CHECK_MPI(MPI_Iallgather(send, scount, MPI_INT, recv, rcount, MPI_INT, inter, &req));
+      CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    for (int r = 0; r < rsize; ++r)
+      for (int i = 0; i < N; ++i) {
+        const int want = even ? 100 * r + i : -1;
+        CHECK(recv[r * N + i] == want, "allgather (blocking %d): block %d element %d is %d, not %d",
+              blocking, r, i, recv[r * N + i], want);
+      }
+    /* Alltoall, even group to odd group only: block r for remote rank r. */
+    for (int i = 0; i < N * rsize; ++i) {
+      recv[i] = -1;
+      send[i] = 1000 * lrank + i;
+    }
+    const int scount2 = even ? N : 0, rcount2 = even ? 0 : N;
+    if (blocking) {
+      CHECK_MPI(MPI_Alltoall(send, scount2, MPI_INT, recv, rcount2, MPI_INT, inter));
+    } else {
+      CHECK_MPI(MPI_Ialltoall(send, scount2, MPI_INT, recv, rcount2, MPI_INT, inter, &req));
+      CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    for (int r = 0; r < rsize; ++r)
+      for (int i = 0; i < N; ++i) {
+        const int want = even ? -1 : 1000 * r + lrank * N + i;
+        CHECK(recv[r * N + i] == want, "alltoall (blocking %d): block %d element %d is %d, not %d",
+              blocking, r, i, recv[r * N + i], want);
+      }
+  }
+  free(recv);
+  free(send);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&local);
+}
+
+/* An empty message to or from MPI_PROC_NULL with MPI_DATATYPE_NULL: MPICH accepts it (Open MPI 4.1
+ * does not); nothing is sent or received, so ampi accepts it too, and the receive's status is
+ * that of MPI_PROC_NULL (MPI-4.1 3.11). A count above 0 still needs a real type. */
+static void null_type_to_no_process(void) {
+  MPI_Status st;
+  MPI_Request req;
+  CHECK_MPI(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
+  CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "status %d %d", st.MPI_SOURCE,
+        st.MPI_TAG);
+  CHECK_MPI(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &req));
+  CHECK_MPI(MPI_Wait(&req, &st));
+  CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "status source %d", st.MPI_SOURCE);
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  int e = MPI_Send(NULL, 1, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+  CHECK(mt_class(e) == MPI_ERR_TYPE, "count 1 of MPI_DATATYPE_NULL gave class %d", mt_class(e));
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+/* MPI_Buffer_flush / MPI_Buffer_iflush (MPI-4.1 3.6.1): the buffered messages leave the attached
+ * buffer, which stays attached and has room again. A buffer with room for one message: the second
+ * MPI_Bsend fails with MPI_ERR_BUFFER until the first has been received (from this rank itself)
+ * and the flush has completed. */
+static void buffer_flush(int rank) {
+  enum { M = 64 };
+  int size = M * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+  char *buf = mt_malloc((size_t)size);
+  int msg[M], got[M];
+  for (int i = 0; i < M; ++i)
+    msg[i] = rank * M + i;
+  CHECK_MPI(MPI_Buffer_attach(buf, size));
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+  for (int nonblocking = 0; nonblocking < 2; ++nonblocking) {
+    CHECK_MPI(MPI_Bsend(msg, M, MPI_INT, 0, 7, MPI_COMM_SELF));
+    int e = MPI_Bsend(msg, M, MPI_INT, 0, 7, MPI_COMM_SELF);
+    CHECK(mt_class(e) == MPI_ERR_BUFFER, "a full buffer gave class %d", mt_class(e));
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (nonblocking) {
+      CHECK_MPI(MPI_Buffer_iflush(&req));
+      int done = 1;
+      CHECK_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+      CHECK(!done, "the flush completed before the buffered message was received");
+    }
+    memset(got, 0, sizeof got);
+    CHECK_MPI(MPI_Recv(got, M, MPI_INT, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE));
+    CHECK(memcmp(got, msg, sizeof msg) == 0, "buffered message garbled");
+    if (nonblocking)
+      CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    else
+      CHECK_MPI(MPI_Buffer_flush());
+  }
+  /* Empty: both return at once. */
+  MPI_Request req;
+  CHECK_MPI(MPI_Buffer_iflush(&req));
+  CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Buffer_flush());
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+  void *back;
+  int back_size;
+  CHECK_MPI(MPI_Buffer_detach(&back, &back_size));
+  CHECK(back == buf && back_size == size, "detach gave %p %d", back, back_size);
+  free(buf);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   keyval_freed_twice();
+  idup_crossing(rank, size);
+  intercomm_one_way(rank, size);
+  null_type_to_no_process();
+  buffer_flush(rank);
   mt_ok("conf_suite");
   MPI_Finalize();
   return 0;
