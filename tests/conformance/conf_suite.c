@@ -164,33 +164,29 @@ static void null_type_to_no_process(void) {
 }
 
 /* MPI_Buffer_flush / MPI_Buffer_iflush (MPI-4.1 3.6.1): the buffered messages leave the attached
- * buffer, which stays attached and has room again. A buffer with room for one message: the second
- * MPI_Bsend fails with MPI_ERR_BUFFER until the first has been received (from this rank itself)
- * and the flush has completed. */
+ * buffer, which stays attached and has its whole room again. A buffer with room for one message;
+ * the receive (from this rank itself) comes after the flush starts, so the flush must not need it
+ * first. (Whether the buffer is still in use before the receive is the implementation's choice:
+ * ampi hands a message to a receiver of its own process at once, MPICH keeps it.) */
 static void buffer_flush(int rank) {
   enum { M = 64 };
   int size = M * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
   char *buf = mt_malloc((size_t)size);
   int msg[M], got[M];
-  for (int i = 0; i < M; ++i)
-    msg[i] = rank * M + i;
   CHECK_MPI(MPI_Buffer_attach(buf, size));
-  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
-  for (int nonblocking = 0; nonblocking < 2; ++nonblocking) {
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < M; ++i)
+      msg[i] = rank * M + i + round;
     CHECK_MPI(MPI_Bsend(msg, M, MPI_INT, 0, 7, MPI_COMM_SELF));
-    int e = MPI_Bsend(msg, M, MPI_INT, 0, 7, MPI_COMM_SELF);
-    CHECK(mt_class(e) == MPI_ERR_BUFFER, "a full buffer gave class %d", mt_class(e));
     MPI_Request req = MPI_REQUEST_NULL;
-    if (nonblocking) {
-      CHECK_MPI(MPI_Buffer_iflush(&req));
-      int done = 1;
-      CHECK_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-      CHECK(!done, "the flush completed before the buffered message was received");
-    }
+    if (round % 2) CHECK_MPI(MPI_Buffer_iflush(&req));
+    for (int i = 0; i < M; ++i)
+      msg[i] = -1; /* the buffered copy is what arrives */
     memset(got, 0, sizeof got);
     CHECK_MPI(MPI_Recv(got, M, MPI_INT, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE));
-    CHECK(memcmp(got, msg, sizeof msg) == 0, "buffered message garbled");
-    if (nonblocking)
+    for (int i = 0; i < M; ++i)
+      CHECK(got[i] == rank * M + i + round, "round %d: element %d is %d", round, i, got[i]);
+    if (round % 2)
       CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     else
       CHECK_MPI(MPI_Buffer_flush());
@@ -200,7 +196,6 @@ static void buffer_flush(int rank) {
   CHECK_MPI(MPI_Buffer_iflush(&req));
   CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
   CHECK_MPI(MPI_Buffer_flush());
-  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
   void *back;
   int back_size;
   CHECK_MPI(MPI_Buffer_detach(&back, &back_size));
