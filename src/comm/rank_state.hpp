@@ -31,8 +31,8 @@ struct RankState {
   // Datatype attributes (MPI_Type_set_attr), by handle; their keyvals live in objects.keyvals.
   std::unordered_map<MPI_Datatype, AttrStore> type_attrs;
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
-  // Context agreements in flight (MPI_Comm_idup's overlap others), by their priority key, and the
-  // ids they have taken meanwhile (src/comm/context.hpp).
+  // Context agreements in flight (MPI_Comm_idup's overlap others), by their key, and the ids
+  // they have taken meanwhile (src/comm/context.hpp).
   struct Taken {
     std::uint32_t first, count;
     bool retry; // its owner voted to try again at this rank: the id will not be kept this round
