@@ -12,7 +12,8 @@
 #   DIRS         the test directories (default: the 11 C ones below)
 #   TIMEOUT      seconds per test line (default 60; MPICH's default of 180 makes a hang costly)
 #   RERUN        a tap file of an earlier run: run again only its "not ok" lines (every testlist
-#                line of that program and process count), into result-<impl>-<layout>-rerun.tap
+#                line of that program and process count), into result-<impl>-<layout>-rerun.tap;
+#                scripts/mpich_tap_merge.py folds the reruns into the full run's figure
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -107,13 +108,15 @@ build_suite() { # impl cc
 
 # testlist.rerun in each directory: the lines of testlist whose program and process count failed
 # in the tap file $RERUN ("not ok N - ./dir/program np # ..."); the directories listed in DIRS.
-rerun_lists() { # build-dir
-    local b=$1 d
+rerun_lists() { # build-dir list-name
+    local b=$1 list=$2 d
     for d in $DIRS; do
-        : >"$b/$d/testlist.rerun"
-        grep "^not ok .* - \./$d/" "$RERUN" | sed -E 's/^not ok [0-9]+ - \.\/[^/]+\/([^ ]+) ([0-9]+).*/\1 \2/' |
+        : >"$b/$d/$list"
+        # (grep finds nothing in a directory without failures: not an error under pipefail)
+        { grep "^not ok .* - \./$d/" "$RERUN" || true; } |
+            sed -E 's/^not ok [0-9]+ - \.\/[^/]+\/([^ ]+) ([0-9]+).*/\1 \2/' | sort -u |
             while read -r prog np; do
-                awk -v p="$prog" -v n="$np" '$1 == p && $2 == n' "$b/$d/testlist" >>"$b/$d/testlist.rerun"
+                awk -v p="$prog" -v n="$np" '$1 == p && $2 == n' "$b/$d/testlist" >>"$b/$d/$list"
             done
     done
 }
@@ -122,8 +125,8 @@ run_suite() { # impl layout mpiexec
     local impl=$1 layout=$2 mpiexec=$3 b="$OUT_ROOT/$1"
     local tap="$OUT_ROOT/result-$impl-$layout${RERUN:+-rerun}.tap" list=testlist
     if [ -n "${RERUN:-}" ]; then
-        rerun_lists "$b"
-        list=testlist.rerun
+        list=testlist.rerun-$layout # one per layout: both may run at once
+        rerun_lists "$b" "$list"
     fi
     local testdirs
     testdirs=$(echo $DIRS | tr ' ' ',')

@@ -203,6 +203,69 @@ static void buffer_flush(int rank) {
   free(buf);
 }
 
+/* A dynamic window's attached memory (MPI-4.1 12.2.4): an access must lie in attached memory, and
+ * two halves of one array attached one after the other are attached memory throughout, so a put
+ * and a get across the seam work (MPICH accepts them; ampi looked for one region holding it all).
+ * Each rank writes into its right neighbour's array across the seam. */
+static void dynamic_window_seam(int rank, int size) {
+  enum { HALF = 512 };
+  static int mem[2 * HALF];
+  int out[HALF], back[HALF];
+  MPI_Win win;
+  MPI_Aint addr;
+  for (int i = 0; i < 2 * HALF; ++i)
+    mem[i] = -1;
+  CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  CHECK_MPI(MPI_Win_attach(win, &mem[0], sizeof(int) * HALF));
+  CHECK_MPI(MPI_Win_attach(win, &mem[HALF], sizeof(int) * HALF));
+  CHECK_MPI(MPI_Get_address(&mem[HALF / 2], &addr));
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Aint target = 0;
+  /* Everyone's address of mem[HALF / 2], passed around the ring. */
+  CHECK_MPI(MPI_Sendrecv(&addr, 1, MPI_AINT, left, 9, &target, 1, MPI_AINT, right, 9,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  for (int i = 0; i < HALF; ++i)
+    out[i] = 10000 * rank + i;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  CHECK_MPI(MPI_Put(out, HALF, MPI_INT, right, target, HALF, MPI_INT, win));
+  CHECK_MPI(MPI_Win_flush(right, win));
+  CHECK_MPI(MPI_Get(back, HALF, MPI_INT, right, target, HALF, MPI_INT, win));
+  CHECK_MPI(MPI_Win_unlock(right, win));
+  for (int i = 0; i < HALF; ++i)
+    CHECK(back[i] == out[i], "get across the seam: element %d is %d, not %d", i, back[i], out[i]);
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  for (int i = 0; i < 2 * HALF; ++i) {
+    const int want = i >= HALF / 2 && i < HALF / 2 + HALF ? 10000 * left + i - HALF / 2 : -1;
+    CHECK(mem[i] == want, "put across the seam: mem[%d] is %d, not %d", i, mem[i], want);
+  }
+  CHECK_MPI(MPI_Win_detach(win, &mem[0]));
+  CHECK_MPI(MPI_Win_detach(win, &mem[HALF]));
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* An accumulate that moves no data (zero counts, or a type of size zero) is valid whatever its
+ * types are made of (MPI-4.1 12.3.4's same-predefined-type rule is about the elements moved, and
+ * there are none); it changes nothing at the target. */
+static void empty_accumulate(int rank, int size) {
+  int cell = 5, dummy = 0, got = -1;
+  MPI_Datatype empty;
+  MPI_Win win;
+  CHECK_MPI(MPI_Type_contiguous(0, MPI_INT, &empty));
+  CHECK_MPI(MPI_Type_commit(&empty));
+  CHECK_MPI(MPI_Win_create(&cell, sizeof cell, sizeof cell, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  const int right = (rank + 1) % size;
+  CHECK_MPI(MPI_Accumulate(&dummy, 0, MPI_INT, right, 0, 0, MPI_DOUBLE, MPI_SUM, win));
+  CHECK_MPI(MPI_Accumulate(&dummy, 1, empty, right, 0, 0, MPI_DOUBLE, MPI_SUM, win));
+  CHECK_MPI(
+      MPI_Get_accumulate(&dummy, 0, MPI_DOUBLE, &got, 2, empty, right, 0, 3, empty, MPI_SUM, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  CHECK(cell == 5, "an empty accumulate changed the target to %d", cell);
+  CHECK(got == -1, "an empty get_accumulate wrote the result buffer (%d)", got);
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK_MPI(MPI_Type_free(&empty));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -213,6 +276,8 @@ int main(int argc, char **argv) {
   intercomm_one_way(rank, size);
   null_type_to_no_process();
   buffer_flush(rank);
+  dynamic_window_seam(rank, size);
+  empty_accumulate(rank, size);
   mt_ok("conf_suite");
   MPI_Finalize();
   return 0;
