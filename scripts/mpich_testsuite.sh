@@ -11,6 +11,9 @@
 #   OUT_ROOT     where the suite is built and run (default /work/ext/mpich-tests-fixes)
 #   DIRS         the test directories (default: the 11 C ones below)
 #   TIMEOUT      seconds per test line (default 60; MPICH's default of 180 makes a hang costly)
+#   RERUN        a tap file of an earlier run: run again only its "not ok" lines (every testlist
+#                line of that program and process count), into result-<impl>-<layout>-rerun.tap;
+#                scripts/mpich_tap_merge.py folds the reruns into the full run's figure
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -103,9 +106,28 @@ build_suite() { # impl cc
     done
 }
 
+# testlist.rerun in each directory: the lines of testlist whose program and process count failed
+# in the tap file $RERUN ("not ok N - ./dir/program np # ..."); the directories listed in DIRS.
+rerun_lists() { # build-dir list-name
+    local b=$1 list=$2 d
+    for d in $DIRS; do
+        : >"$b/$d/$list"
+        # (grep finds nothing in a directory without failures: not an error under pipefail)
+        { grep "^not ok .* - \./$d/" "$RERUN" || true; } |
+            sed -E 's/^not ok [0-9]+ - \.\/[^/]+\/([^ ]+) ([0-9]+).*/\1 \2/' | sort -u |
+            while read -r prog np; do
+                awk -v p="$prog" -v n="$np" '$1 == p && $2 == n' "$b/$d/testlist" >>"$b/$d/$list"
+            done
+    done
+}
+
 run_suite() { # impl layout mpiexec
     local impl=$1 layout=$2 mpiexec=$3 b="$OUT_ROOT/$1"
-    local tap="$OUT_ROOT/result-$impl-$layout.tap"
+    local tap="$OUT_ROOT/result-$impl-$layout${RERUN:+-rerun}.tap" list=testlist
+    if [ -n "${RERUN:-}" ]; then
+        list=testlist.rerun-$layout # one per layout: both may run at once
+        rerun_lists "$b" "$list"
+    fi
     local testdirs
     testdirs=$(echo $DIRS | tr ' ' ',')
     # runtests is a plain script of the source tree (configure no longer writes one into the
@@ -113,13 +135,13 @@ run_suite() { # impl layout mpiexec
     # directory's tests inside one MPI_Init. -strict skips the lines marked strict=false (MPICH
     # extensions), as --enable-strictmpi skipped building them.
     (cd "$b" && MPITEST_RUN_INDIVIDUAL=1 MPITEST_TIMEOUT=$TIMEOUT MPIEXEC_TIMEOUT=$TIMEOUT \
-        "$SRC/runtests" -srcdir="$b" -tests=testlist -testdirs="$testdirs" -mpiexec="$mpiexec" \
-        -strict -tapfile="$tap" >"$OUT_ROOT/run-$impl-$layout.log" 2>&1) || true
+        "$SRC/runtests" -srcdir="$b" -tests="$list" -testdirs="$testdirs" -mpiexec="$mpiexec" \
+        -strict -tapfile="$tap" >"$OUT_ROOT/run-$impl-$layout${RERUN:+-rerun}.log" 2>&1) || true
     local ok notok
     # A skipped line is written "ok ... # SKIP reason": not a pass, and not counted at all.
     ok=$(grep '^ok ' "$tap" | grep -vc '# SKIP' || true)
     notok=$(grep -c '^not ok ' "$tap" || true)
-    printf '%s %s: %d of %d lines passed (%.1f%%)\n' "$impl" "$layout" "$ok" "$((ok + notok))" \
+    printf '%s %s%s: %d of %d lines passed (%.1f%%)\n' "$impl" "$layout" "${RERUN:+ (rerun)}" "$ok" "$((ok + notok))" \
         "$(echo "100 * $ok / ($ok + $notok)" | bc -l)" | tee -a "$OUT_ROOT/summary.txt"
 }
 

@@ -9,6 +9,15 @@
 // overlapping agreement of its own has taken meanwhile, and on any collision all of them try again
 // with fresh proposals. The ids taken while agreements overlap are remembered until none is in
 // flight (afterwards every proposal is above all of them).
+//
+// Two agreements crossing at two ranks in opposite orders (ranks 0 and 1 idup A then B, and B
+// then A) propose mirror images and collide on every round, forever. So each agreement has a key,
+// the same at all its members (the parent's context id and the collective tag), and a retried
+// proposal is moved up by a step drawn from the key and the round (1 to 64 times `n`, not passed
+// on to the rank's later proposals): two crossing agreements then part after a round or two.
+// (Deferring to the agreement of the smaller key instead deadlocks: a rank may be held in a
+// blocking agreement until an idup of the other ranks settles, MPICH's comm_create_group_idup.) An
+// id whose owner voted to retry at this rank is no collision, since that id is not kept.
 #pragma once
 
 #include "comm/comm.hpp"
@@ -27,7 +36,9 @@ using MaxOver = std::function<std::uint32_t(std::uint32_t)>;
 
 // `n` consecutive free ids (an even number: p2p and collective context of each communicator),
 // agreed through `max_over`.
-std::uint32_t agree_context(Rank &self, const MaxOver &max_over, std::uint32_t n = 2);
+// `key`: the same at every member, distinct among agreements that may overlap at a rank.
+std::uint32_t agree_context(Rank &self, const MaxOver &max_over, std::uint32_t n = 2,
+                            std::uint64_t key = ~std::uint64_t{0});
 // Agreed over the members of `parent` (both groups of an intercommunicator), with the collective
 // tag `tag`.
 std::uint32_t agree_context(Rank &self, const Comm &parent, std::uint32_t n = 2, int tag = -1);

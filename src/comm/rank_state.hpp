@@ -42,10 +42,14 @@ struct RankState {
   // Keyvals created from Fortran, by keyval (an entry is replaced when its slot is reused).
   std::unordered_map<int, FortranKeyval> fortran_keyvals;
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
-  // Context agreements in flight (MPI_Comm_idup's overlap others), and the ids (first, count)
+  // Context agreements in flight (MPI_Comm_idup's overlap others), by their key, and the ids
   // they have taken meanwhile (src/comm/context.hpp).
-  int agreements = 0;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> taken;
+  struct Taken {
+    std::uint32_t first, count;
+    bool retry; // its owner voted to try again at this rank: the id will not be kept this round
+  };
+  std::vector<std::uint64_t> agreements;
+  std::vector<Taken> taken;
 };
 
 } // namespace ampi::comm

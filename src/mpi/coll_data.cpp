@@ -233,6 +233,17 @@ int allgather_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *re
   datatype::Type st, rt;
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st)) return call.err;
   if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.peers())) return call.err;
+  if (call.inter()) {
+    // The two groups' blocks differ in size (one group may send nothing and only receive,
+    // MPI-4.1 6.2.2's "unidirectional" use), so each side's bytes go as they are.
+    return call.launch([=](const comm::Comm &c, int tag) {
+      Packed out(rt, recvbuf, sz(c.peer_size()) * sz(rcount), false);
+      Packed in(st, sendbuf, sz(scount), true);
+      coll::allgatherv(c, tag, in.data(), in.bytes(),
+                       even_blocks(out.data(), sz(c.peer_size()), rt.size * sz(rcount)));
+      out.store();
+    });
+  }
   if (!in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   const std::size_t block = rt.size * sz(rcount);
   if (rt.contiguous && (in_place || st.contiguous) &&
@@ -291,6 +302,17 @@ int alltoall_impl(const void *sendbuf, int scount, MPI_Datatype stype, void *rec
   if (!in_place && !side(call, sendbuf, scount, stype, "sendcount", st, call.peers()))
     return call.err;
   if (!side(call, recvbuf, rcount, rtype, "recvcount", rt, call.peers())) return call.err;
+  if (call.inter()) {
+    // As in allgather: the blocks of the two directions may differ in size (one may be empty).
+    return call.launch([=](const comm::Comm &c, int tag) {
+      const std::size_t p = sz(c.peer_size());
+      Packed out(rt, recvbuf, p * sz(rcount), false);
+      Packed in(st, sendbuf, p * sz(scount), true);
+      coll::alltoallv(c, tag, even_blocks(in.data(), p, st.size * sz(scount)),
+                      even_blocks(out.data(), p, rt.size * sz(rcount)));
+      out.store();
+    });
+  }
   if (!in_place && !own_block(call, st, scount, rt, rcount)) return call.err;
   return call.launch([=](const comm::Comm &c, int tag) {
     const std::size_t p = sz(c.peer_size()), bytes = rt.size * sz(rcount);

@@ -283,21 +283,24 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   // over a side channel of the parent (its context with the top bit set), separated by `tag`, by
   // a gather to group rank 0 and a send back.
   const std::uint32_t channel = c->context | 0x80000000u;
-  const std::uint32_t context = comm::agree_context(*self, [&](std::uint32_t v) {
-    if (rank == 0) {
-      for (int r = 1; r < g->size(); ++r) {
-        std::uint32_t u = 0;
-        p2p::recv(channel, parent_rank[static_cast<std::size_t>(r)], tag, &u, sizeof u);
-        v = std::max(v, u);
-      }
-      for (int r = 1; r < g->size(); ++r)
-        p2p::send({channel, c->rank, tag, g->world_rank(r)}, &v, sizeof v);
-    } else {
-      p2p::send({channel, c->rank, tag, g->world_rank(0)}, &v, sizeof v);
-      p2p::recv(channel, parent_rank[0], tag, &v, sizeof v);
-    }
-    return v;
-  });
+  const std::uint32_t context = comm::agree_context(
+      *self,
+      [&](std::uint32_t v) {
+        if (rank == 0) {
+          for (int r = 1; r < g->size(); ++r) {
+            std::uint32_t u = 0;
+            p2p::recv(channel, parent_rank[static_cast<std::size_t>(r)], tag, &u, sizeof u);
+            v = std::max(v, u);
+          }
+          for (int r = 1; r < g->size(); ++r)
+            p2p::send({channel, c->rank, tag, g->world_rank(r)}, &v, sizeof v);
+        } else {
+          p2p::send({channel, c->rank, tag, g->world_rank(0)}, &v, sizeof v);
+          p2p::recv(channel, parent_rank[0], tag, &v, sizeof v);
+        }
+        return v;
+      },
+      2, std::uint64_t{channel} << 32 | static_cast<std::uint32_t>(tag));
   std::vector<int> world(static_cast<std::size_t>(g->size()));
   for (int r = 0; r < g->size(); ++r)
     world[static_cast<std::size_t>(r)] = g->world_rank(r);

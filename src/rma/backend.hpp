@@ -60,7 +60,8 @@ inline std::byte *local_ptr(const Where &wh) {
 // Copies `n` bytes where either side may be CUDA device memory.
 void move(Window &w, void *dst, bool dst_device, const void *src, bool src_device, std::size_t n);
 
-// Where a dynamic window's control block, addressable here, has [a, b) attached: null if nowhere.
+// Where a dynamic window's control block, addressable here, has [a, b) attached: the region that
+// holds `a` (the access may run on through adjacent host regions), null if not all attached.
 const Region *find_region(const Ctrl &c, std::uint64_t a, std::uint64_t b);
 
 // ---------------------------------------------------------------------------------------------

@@ -263,7 +263,12 @@ int NetBackend::locate_dynamic(Window &w, Target &t, std::uint64_t a, std::uint6
   if (used)
     wait(w, net_->get(*p.ctrl_key, table->regions, used * sizeof(Region),
                       t.ctrl + offsetof(Ctrl, regions)));
-  if (const Region *r = find_region(*table, a, b)) {
+  if (const Region *r = find_region(*table, a, b); r && b > r->base + r->len) {
+    // One remote key per region: an access across two of them would need splitting.
+    *why = "the access spans two regions attached to the target's dynamic window, which is "
+           "supported between the processes of one host only";
+    return MPI_ERR_RMA_RANGE;
+  } else if (r) {
     p.dyn.push_back({r->base, r->len, net_->unpack_key(t.pe, r->rkey)});
     out->handle = p.dyn.back().key.get();
     return MPI_SUCCESS;

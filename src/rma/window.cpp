@@ -249,11 +249,26 @@ void elements_back(const Elements &e, std::byte *packed, std::size_t len, MPI_Da
 } // namespace
 
 const Region *find_region(const Ctrl &c, std::uint64_t a, std::uint64_t b) {
-  for (std::uint64_t i = 0; i < std::min<std::uint64_t>(c.nregions, kMaxRegions); ++i) {
-    const Region &r = c.regions[i];
-    if (r.len && a >= r.base && b <= r.base + r.len) return &r;
+  const std::uint64_t n = std::min<std::uint64_t>(c.nregions, kMaxRegions);
+  const auto holding = [&](std::uint64_t at) -> const Region * {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const Region &r = c.regions[i];
+      if (r.len && at >= r.base && at < r.base + r.len) return &r;
+    }
+    return nullptr;
+  };
+  const Region *first = holding(a);
+  if (!first || b <= first->base + first->len) return first;
+  // The access runs on into regions attached right after this one (two halves of one array
+  // attached apart; MPICH accepts the access, and the memory is attached): host memory only,
+  // since one device region's mapping says nothing about the next.
+  if (first->device) return nullptr;
+  for (std::uint64_t end = first->base + first->len; end < b;) {
+    const Region *next = holding(end);
+    if (!next || next->device) return nullptr;
+    end = next->base + next->len;
   }
-  return nullptr;
+  return first;
 }
 
 // -----------------------------------------------------------------------------------------------
