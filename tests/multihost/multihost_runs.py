@@ -15,6 +15,15 @@ ampirun options other than -np/--vp/-x (they test the launcher), and checks that
 An expected status of 128+ (a signal under ampirun) becomes "non-zero": srun reports a task's
 signal its own way. Prints one PASS/FAIL line per run and a summary; exits 1 if any run failed.
 AMPI_MULTIHOST_ONLY=REGEX keeps the runs whose names match.
+
+The cluster's own daemons are watched (their pid files under TMPDIR/run): when one of them dies
+(CI saw Slurm 22.05's slurmd on node2 abort with "malloc(): unaligned tcache chunk detected" in
+its launch path, after which every later case waited for a DOWN node until CTest's limit), the
+runs in flight are stopped, no new one starts, and the script exits 3 so that multihost_test.sh
+restarts the daemons and runs again what did not pass (the names of passed runs are appended to
+TMPDIR/passed, which a new run skips). AMPI_MULTIHOST_BUDGET (seconds, default 1100: under
+CTest's 1500 s limit, so the cluster is always stopped by the script) ends the runs that have not
+started by then with a failure.
 """
 import concurrent.futures
 import json
@@ -23,6 +32,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
 
@@ -38,6 +48,47 @@ KNOWN = {
                               "passive-target progress over TCP needs the target in MPI",
 }
 WRAPPERS = ("expect_run.sh", "no_survivors.sh")
+
+
+class Cluster:
+    """The daemons of the simulated cluster, watched through their pid files."""
+
+    def __init__(self, tmp, nhosts):
+        run = os.path.join(tmp, "run")
+        self.pidfiles = [(os.path.join(run, "slurmctld.pid"), "slurmctld")]
+        self.pidfiles += [(os.path.join(run, f"slurmd-node{i}.pid"), "slurmd")
+                          for i in range(1, nhosts + 1)]
+        self.broken = threading.Event()
+        self.why = ""
+        self.lock = threading.Lock()
+
+    def dead(self):
+        """The daemons whose process is gone: a list of their pid files' names."""
+        out = []
+        for path, comm in self.pidfiles:
+            try:
+                with open(path) as f:
+                    pid = int(f.read().strip())
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read().startswith(comm):
+                        continue
+            except (OSError, ValueError):
+                pass
+            out.append(os.path.basename(path)[:-len(".pid")])
+        return out
+
+    def check(self):
+        """True while every daemon runs; otherwise marks the cluster broken (once)."""
+        if self.broken.is_set():
+            return False
+        gone = self.dead()
+        if not gone:
+            return True
+        with self.lock:
+            if not self.broken.is_set():
+                self.why = "died: " + " ".join(gone)
+                self.broken.set()
+        return False
 
 
 def ctest_tests(build):
@@ -166,8 +217,14 @@ def runs(cases, nhosts):
     return out
 
 
-def run_one(r, nhosts, tmp):
-    """Runs one case as a Slurm job of its own; returns (passed, the lines to print)."""
+def run_one(r, nhosts, cluster, deadline):
+    """Runs one case as a Slurm job of its own; returns (outcome, the lines to print), outcome
+    "pass", "fail", or "not run" (the cluster broke or the time budget was spent first)."""
+    if not cluster.check():
+        return "not run", []
+    if time.monotonic() > deadline:
+        return "fail", [f"FAIL {r['name']}: not started, the time budget "
+                        "(AMPI_MULTIHOST_BUDGET) was spent"]
     job = f"mh{r['index']}"
     minutes = int(r["timeout"] // 60) + 2  # Slurm ends the job itself if everything else fails
     srun = ["srun", "--mpi=pmix", "-J", job, f"--time={minutes}", "-N", str(nhosts),
@@ -185,8 +242,15 @@ def run_one(r, nhosts, tmp):
     p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, errors="replace",
                          start_new_session=True)
-    try:
-        text, _ = p.communicate(timeout=limit)
+    text = None
+    # Waits a second at a time (communicate keeps what it read when it times out), watching the
+    # cluster's daemons: a dead slurmd would leave this job waiting for a DOWN node.
+    while text is None and time.monotonic() - t0 < limit and cluster.check():
+        try:
+            text, _ = p.communicate(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
+    if text is not None:
         rc = p.returncode
         why = []
         if r["pass_re"]:
@@ -197,7 +261,7 @@ def run_one(r, nhosts, tmp):
         for x in r["fail_re"]:
             if re.search(x, text, re.S):
                 why.append(f"output matches {x}")
-    except subprocess.TimeoutExpired:
+    else:
         for _ in range(2):
             os.killpg(p.pid, signal.SIGINT)
             time.sleep(0.3)
@@ -207,8 +271,11 @@ def run_one(r, nhosts, tmp):
             os.killpg(p.pid, signal.SIGKILL)
             text, _ = p.communicate()
         subprocess.run(["scancel", "-n", job], check=False, capture_output=True)
-        rc = None
         why = [f"timed out after {limit:.0f} s"]
+    # A failure while a daemon died is the cluster's, not the case's: it runs again after the
+    # restart.
+    if why and not cluster.check():
+        return "not run", [f"NOT RUN {r['name']}: stopped, a daemon of the cluster {cluster.why}"]
     ms = (time.monotonic() - t0) * 1000
     shown = " ".join(f"{k}={v}" for k, v in sorted(r["env"].items()))
     shown += (" " if shown else "") + (f"AMPI_VP={r['vp']} " if r["vp"] else "")
@@ -216,48 +283,82 @@ def run_one(r, nhosts, tmp):
     if why:
         lines += ["| " + line for line in text.splitlines()[-25:]]
         lines.append(f"FAIL {r['name']}: {'; '.join(why)} ({ms:.0f} ms)")
-        return False, lines
+        return "fail", lines
     lines.append(f"PASS {r['name']} ({ms:.0f} ms)")
-    return True, lines
+    return "pass", lines
 
 
 def main():
     build, tmp = sys.argv[1], sys.argv[2]
     nhosts = int(os.environ.get("AMPI_MULTIHOST_NHOSTS", "2"))
     only = os.environ.get("AMPI_MULTIHOST_ONLY")
+    # The budget counts from multihost_test.sh's first run (AMPI_MULTIHOST_DEADLINE, seconds
+    # since the epoch), restarts included.
+    end = os.environ.get("AMPI_MULTIHOST_DEADLINE")
+    if end:
+        end = float(end)
+    else:
+        end = time.time() + float(os.environ.get("AMPI_MULTIHOST_BUDGET", "1100"))
+    deadline = time.monotonic() + (end - time.time())
+    cluster = Cluster(tmp, nhosts)
+    passed_file = os.path.join(tmp, "passed")
+    try:
+        with open(passed_file) as f:
+            done = set(f.read().split())
+    except OSError:
+        done = set()
     cases = [c for c in (parse(t) for t in ctest_tests(build)) if c]
     cases += special_cases(build, os.path.dirname(os.path.abspath(__file__)))
     todo = runs(cases, nhosts)
     if only:
         todo = [r for r in todo if re.search(only, r["name"])]
-    print(f"multihost_runs: {len(todo)} runs from {len(cases)} tests, {nhosts} hosts", flush=True)
+    total = len(todo)
+    todo = [r for r in todo if r["name"] not in done]
+    print(f"multihost_runs: {total} runs from {len(cases)} tests, {nhosts} hosts"
+          + (f", {total - len(todo)} passed before the cluster's restart" if done else ""),
+          flush=True)
     for name, why in KNOWN.items():
         print(f"multihost_runs: left out, known open bug: {name}: {why}", flush=True)
+
+    def record(r, outcome, lines):
+        if lines:
+            print("\n".join(lines), flush=True)
+        if outcome == "pass":
+            with open(passed_file, "a") as f:
+                f.write(r["name"] + "\n")
+
     # Several jobs at once (each host has 8 task slots; a run takes at most 4): a run is mostly
     # waiting for Slurm's launch and the PMIx wire-up.
     jobs = int(os.environ.get("AMPI_MULTIHOST_JOBS", "4"))
-    failed = []
+    failed, not_run = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for r, (ok, lines) in zip(todo, pool.map(lambda r: run_one(r, nhosts, tmp), todo)):
-            print("\n".join(lines), flush=True)
-            if not ok:
-                failed.append(r)
+        for r, (outcome, lines) in zip(todo, pool.map(
+                lambda r: run_one(r, nhosts, cluster, deadline), todo)):
+            record(r, outcome, lines)
+            {"fail": failed, "not run": not_run}.get(outcome, []).append(r)
     # A failed case runs once more, alone: a failure that does not come back is reported as
     # FLAKY (and listed), one that does is a failure.
     flaky = []
     for r in list(failed):
-        ok, lines = run_one(r, nhosts, tmp)
-        print("\n".join(lines), flush=True)
-        if ok:
+        outcome, lines = run_one(r, nhosts, cluster, deadline + 120)
+        record(r, outcome, lines)
+        if outcome != "fail":
             failed.remove(r)
+        if outcome == "pass":
             flaky.append(r["name"])
             print(f"FLAKY {r['name']}: failed once, passed when run again alone", flush=True)
-    failed = [r["name"] for r in failed]
+        elif outcome == "not run":
+            not_run.append(r)
     if flaky:
         print("multihost_runs: flaky (failed once, passed alone): " + " ".join(flaky))
-    print(f"multihost_runs: {len(todo) - len(failed)} passed, {len(failed)} failed")
+    if cluster.broken.is_set():
+        print(f"multihost_runs: the cluster broke (a daemon {cluster.why}); {len(not_run)} runs "
+              f"to run again after a restart, {len(failed)} failed before", flush=True)
+        return 1 if failed else 3
+    npassed = total - len(failed)
+    print(f"multihost_runs: {npassed} passed, {len(failed)} failed")
     if failed:
-        print("multihost_runs: failed: " + " ".join(failed))
+        print("multihost_runs: failed: " + " ".join(r["name"] for r in failed))
     return 1 if failed else 0
 
 
