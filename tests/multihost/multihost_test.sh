@@ -116,6 +116,7 @@ cleanup() {
       tail -n 25 "$f"
     done
   fi
+  stop_sshds
   for i in $(seq "$nhosts"); do stop "$T/run/slurmd-node$i.pid:slurmd"; done
   stop "$T/run/slurmctld.pid:slurmctld"
   # Whatever still runs inside our namespaces (slurmstepd, tasks, an srun) ends with them.
@@ -134,6 +135,8 @@ cleanup() {
   say "stopped the cluster and removed the namespaces in $(($(now_ms) - t0)) ms"
   exit "$rc"
 }
+# One sshd per host, for the runs of ampirun --host (start_sshds, stop_sshds).
+. "$here/sshd_hosts.sh"
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -297,6 +300,15 @@ done
 on_host 1 timeout 60 srun -N "$nhosts" -n "$nhosts" true </dev/null >/dev/null 2>&1 ||
   fail_setup "a first job over the $nhosts hosts failed"
 say "cluster up in $(($(now_ms) - setup_start)) ms: $nhosts hosts node1..node$nhosts (10.77.0.1..$nhosts), $T"
+# ampirun --host starts its daemons through ssh: the runs include its cases when every host's
+# sshd answers (AMPI_MULTIHOST_SSH=1).
+ssh_start=$(now_ms)
+if start_sshds; then
+  export AMPI_MULTIHOST_SSH=1
+  say "sshd up on the $nhosts hosts in $(($(now_ms) - ssh_start)) ms (AMPI_RSH=$AMPI_RSH)"
+else
+  export AMPI_MULTIHOST_SSH=0
+fi
 
 # ---- the runs (multihost_runs.py) --------------------------------------------------------------
 # On node1, as a user on a login node would: each case is a job of its own (srun), several at a
