@@ -751,11 +751,12 @@ std::vector<std::pair<std::string, std::string>> forwarded_environment() {
 }
 
 // The variables ampirun sets for process `p` of the job (the environment's overrides).
-std::vector<std::pair<std::string, std::string>> process_variables(const Options &options,
-                                                                   const Layout &layout, int p) {
+// `remote`: for a daemon's process, which gets ours forwarded too.
+std::vector<std::pair<std::string, std::string>>
+process_variables(const Options &options, const Layout &layout, int p, bool remote) {
   const int host = layout.host_of(p);
   std::vector<std::pair<std::string, std::string>> vars;
-  if (host != layout.self) vars = forwarded_environment();
+  if (remote) vars = forwarded_environment();
   vars.insert(vars.end(), options.exports.begin(), options.exports.end());
   const std::string index = std::to_string(p);
   const std::string count = std::to_string(layout.total());
@@ -787,8 +788,9 @@ std::vector<std::pair<std::string, std::string>> process_variables(const Options
   return vars;
 }
 
-// The plans of this host's processes.
-std::vector<ProcessPlan> plan_job(const Options &options, const Layout &layout) {
+// The plans of the processes of host layout.self (`remote`: another host's, for its daemon).
+std::vector<ProcessPlan> plan_job(const Options &options, const Layout &layout,
+                                  bool remote = false) {
   std::vector<std::vector<int>> placement = place_ranks(*options.vps, layout.total(), options.map);
   std::vector<ProcessPlan> plans;
   if (layout.self < 0) return plans;
@@ -796,7 +798,7 @@ std::vector<ProcessPlan> plan_job(const Options &options, const Layout &layout) 
   for (int p = layout.first[self]; p < layout.first[self] + layout.count[self]; ++p)
     plans.push_back({p,
                      std::move(placement[static_cast<std::size_t>(p)]),
-                     process_variables(options, layout, p),
+                     process_variables(options, layout, p, remote),
                      {}});
   return plans;
 }
@@ -2593,7 +2595,7 @@ private:
   }
 
   void finished(const Child &c, int wstatus) {
-    const bool many = children_.size() > 1;
+    const bool many = children_.size() > 1 || links_.role != Links::single;
     if (WIFSIGNALED(wstatus)) {
       const int sig = WTERMSIG(wstatus);
       if (terminating_ && (sig == SIGTERM || sig == SIGKILL)) return; // ended by us
@@ -2839,7 +2841,7 @@ std::string daemon_input(const Options &options, const Layout &layout, int h,
   p.str(options.mps);
   Layout there = layout;
   there.self = h;
-  const std::vector<ProcessPlan> plans = plan_job(options, there);
+  const std::vector<ProcessPlan> plans = plan_job(options, there, /*remote=*/true);
   p.u32(static_cast<std::uint32_t>(plans.size()));
   for (const ProcessPlan &plan : plans) {
     p.u32(static_cast<std::uint32_t>(plan.index));
