@@ -1,6 +1,7 @@
 // src/launcher/ampirun.cpp — the job launcher: `ampirun [options] program [args...]`.
 //
-// A job is V virtual ranks placed over P processes on this host. ampirun is the job's PMIx
+// A job is V virtual ranks placed over P processes on this host (over several hosts: see "Over
+// several hosts" near the end, and remote.hpp). ampirun is the job's PMIx
 // server: it embeds libpmix's server library (rendezvous files in a private 0700 directory that
 // is removed at the end), registers one namespace with P clients, forks/execs every process with
 // the environment from PMIx_server_setup_fork, and serves the clients' requests (connect,

@@ -6,11 +6,13 @@
 # hosts: no shared memory, no CMA, no CUDA IPC between them; UCX goes over TCP on the veth pair).
 # A private Slurm cluster runs on them (one munged, slurmctld on node1, one slurmd per host), and
 # multihost_runs.py starts every MPI test program of BUILD_DIR with `srun --mpi=pmix -N NHOSTS`,
-# plus the cases that only another host exercises. Only the namespaces, links and addresses this
+# plus the cases that only another host exercises. Then ampirun itself across the hosts, without
+# Slurm: one sshd per host (sshd_hosts.sh) and `ampirun --host` / `mpiexec -hostfile` cases. Only the namespaces, links and addresses this
 # script creates are used, and everything stops by itself (also on failure or interruption): the
 # namespaces are deleted, which removes their links, and the temp dir goes.
 # Needs root, iproute2, util-linux's unshare, Debian's slurm-wlm and munge (installed with apt-get
-# when missing). Exit status: 0 all passed, 1 a check failed, 2 usage, 77 skipped (the reason is
+# when missing), and openssh-server for the ampirun cases (installed when missing; left out with a
+# note if it cannot be). Exit status: 0 all passed, 1 a check failed, 2 usage, 77 skipped (the reason is
 # printed). AMPI_MULTIHOST_KEEP=1 keeps the temp dir (logs); AMPI_MULTIHOST_ONLY=REGEX runs only
 # the matching cases; AMPI_MULTIHOST_COMMAND="CMD" runs CMD (sh -c, on node1, SLURM_CONF set)
 # instead of the test runs, e.g. a benchmark (bench/multihost_compare.sh).
