@@ -1,6 +1,7 @@
 // src/launcher/ampirun.cpp — the job launcher: `ampirun [options] program [args...]`.
 //
-// A job is V virtual ranks placed over P processes on this host. ampirun is the job's PMIx
+// A job is V virtual ranks placed over P processes on this host (over several hosts: see "Over
+// several hosts" near the end, and remote.hpp). ampirun is the job's PMIx
 // server: it embeds libpmix's server library (rendezvous files in a private 0700 directory that
 // is removed at the end), registers one namespace with P clients, forks/execs every process with
 // the environment from PMIx_server_setup_fork, and serves the clients' requests (connect,
@@ -46,7 +47,9 @@
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 
@@ -54,6 +57,7 @@
 #include <pmix_server.h>
 
 #include "binding.hpp"
+#include "remote.hpp"
 #include "settings/settings.hpp"
 #include "settings/startup_trace.hpp"
 
@@ -74,10 +78,12 @@
 #include <ctime>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -192,7 +198,9 @@ const char *map_name(MapPolicy map) {
 
 struct Options {
   int processes = 1;
-  std::optional<int> vps; // default: one per process
+  bool processes_given = false;         // -np: else, with other hosts, the slots' total
+  std::vector<ampirun::HostSpec> hosts; // --host, --hostfile (merged)
+  std::optional<int> vps;               // default: one per process
   std::optional<std::uint64_t> stack_size;
   std::vector<std::pair<std::string, std::string>> exports; // -x NAME=VALUE
   bool report_bindings = false;
@@ -213,7 +221,7 @@ void print_usage(std::FILE *out) {
   std::fprintf(out, "Usage: %s [options] program [args...]\n", launcher_name.c_str());
   std::fputs(
       "Run an ampi MPI program: V virtual ranks (user-level threads) over P processes on this\n"
-      "host.\n"
+      "host, or over several hosts (--host, --hostfile).\n"
       "\n"
       "Options:\n"
       "  -np N, -n N, --np N     number of processes (default 1)\n"
@@ -223,10 +231,15 @@ void print_usage(std::FILE *out) {
       "  -env NAME VALUE         the same as -x NAME=VALUE (MPICH's form; also -genv)\n"
       "  -wdir DIR               run the processes in directory DIR (also --wdir, -cwd)\n"
       "  -host LIST, -hostfile FILE\n"
-      "                          accepted when every host named is this one (localhost, its\n"
-      "                          name or address; \"name:slots\" and hostfile lines \"name\n"
-      "                          slots=N\" too); other hosts: run under Slurm (srun --mpi=pmix),\n"
-      "                          as ampirun does not start processes on other hosts yet\n"
+      "                          run over these hosts: LIST is \"a,b:2,...\" (name:slots),\n"
+      "                          FILE has lines \"name slots=N\" (also --host, -H, -hosts,\n"
+      "                          --hostfile, -machinefile, -f); the processes fill each host's\n"
+      "                          slots (default 1) in order, then go round robin; -np defaults\n"
+      "                          to the slots' total. ampirun starts itself on every other host\n"
+      "                          through ssh (AMPI_RSH sets the command; the same path there),\n"
+      "                          passes the job on its standard input, and serves PMIx on each\n"
+      "                          host; AMPI_*, UCX_* and -x variables and the directory go\n"
+      "                          along. Hosts that are all this one: as without the option\n"
       "  --timeout SECONDS       end the job (exit status 124) if it runs longer than this\n"
       "  --map block|rr          placement of ranks over processes: balanced contiguous blocks\n"
       "                          (default; the first V%N processes get one rank more) or round\n"
@@ -362,12 +375,10 @@ bool valid_env_name(std::string_view name) {
   return true;
 }
 
-[[noreturn]] void refuse_multi_host(std::string_view option, std::string_view host) {
-  throw UsageError{std::string(option) + ": host '" + std::string(host) +
-                       "' is not this host; ampirun starts processes on this host only (use -np "
-                       "and --vp for the numbers of processes and ranks, or run under Slurm: "
-                       "srun --mpi=pmix)",
-                   false};
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
 }
 
 // Whether `host` names this machine: localhost, a loopback address, or its host name (short or
@@ -379,40 +390,6 @@ bool is_this_host(std::string_view host) {
   const std::string_view mine(name);
   return host == mine || host == mine.substr(0, mine.find('.')) ||
          mine == host.substr(0, host.find('.'));
-}
-
-// -host a,b:2,... : every entry must be this host (the slot counts are not needed here).
-void check_host_list(std::string_view option, std::string_view list) {
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    std::string_view entry = list.substr(start, comma - start);
-    entry = entry.substr(0, entry.find(':'));
-    if (entry.empty())
-      throw UsageError{std::string(option) + " '" + std::string(list) + "': empty host name"};
-    if (!is_this_host(entry)) refuse_multi_host(option, entry);
-    start = comma + 1;
-  }
-}
-
-// -hostfile FILE: lines "name [slots=N ...]", '#' comments; every name must be this host.
-void check_hostfile(std::string_view option, const std::string &file) {
-  std::FILE *f = std::fopen(file.c_str(), "r");
-  if (!f) throw UsageError{std::string(option) + " '" + file + "': " + std::strerror(errno), false};
-  char line[1024];
-  while (std::fgets(line, sizeof line, f)) {
-    std::string_view l(line);
-    l = l.substr(0, l.find('#'));
-    const std::size_t b = l.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) continue;
-    l = l.substr(b);
-    const std::string host(l.substr(0, l.find_first_of(" \t\r\n:")));
-    if (!is_this_host(host)) {
-      std::fclose(f);
-      refuse_multi_host(option, host);
-    }
-  }
-  std::fclose(f);
 }
 
 // Parses argv; exits directly for --help and --version.
@@ -442,6 +419,7 @@ Options parse_command_line(int argc, char **argv) {
       continue; // nothing to do: see --help
     if (auto v = args.value_of({"-np", "--np", "-n", "-c"})) {
       options.processes = parse_count(arg.substr(0, arg.find('=')), *v);
+      options.processes_given = true;
       continue;
     }
     if (auto v = args.value_of({"--vp", "-vp"})) {
@@ -494,12 +472,22 @@ Options parse_command_line(int argc, char **argv) {
       continue;
     }
     if (auto v = args.value_of({"--host", "-host", "-H", "--hosts", "-hosts"})) {
-      check_host_list(arg.substr(0, arg.find('=')), *v);
+      try {
+        for (ampirun::HostSpec &h : ampirun::parse_host_list(*v))
+          options.hosts.push_back(std::move(h));
+      } catch (const std::invalid_argument &e) {
+        throw UsageError{std::string(arg.substr(0, arg.find('='))) + " " + e.what()};
+      }
       continue;
     }
     if (auto v = args.value_of({"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f",
                                 "--default-hostfile"})) {
-      check_hostfile(arg.substr(0, arg.find('=')), *v);
+      try {
+        for (ampirun::HostSpec &h : ampirun::parse_hostfile(*v))
+          options.hosts.push_back(std::move(h));
+      } catch (const std::invalid_argument &e) {
+        throw UsageError{std::string(arg.substr(0, arg.find('='))) + " " + e.what(), false};
+      }
       continue;
     }
     if (auto v = args.value_of({"--map", "-map"})) {
@@ -540,6 +528,15 @@ Options parse_command_line(int argc, char **argv) {
     throw UsageError{"unknown option '" + std::string(arg) + "'"};
   }
   options.argv = args.rest();
+  options.hosts = ampirun::merge_hosts(std::move(options.hosts));
+  if (!options.processes_given && !options.hosts.empty() &&
+      !std::all_of(options.hosts.begin(), options.hosts.end(),
+                   [](const ampirun::HostSpec &h) { return is_this_host(h.name); })) {
+    // Over other hosts: one process per slot, as Open MPI's mpirun does.
+    options.processes = 0;
+    for (const ampirun::HostSpec &h : options.hosts)
+      options.processes += h.slots;
+  }
   if (options.argv.empty()) throw UsageError{"missing program to run"};
   if (options.argv.front().empty()) throw UsageError{"the program name is empty"};
 
@@ -620,7 +617,8 @@ std::string resolve_program(const std::string &program) {
 struct ProcessPlan {
   int index = 0;
   std::vector<int> ranks;
-  std::vector<std::string> environment; // NAME=VALUE
+  std::vector<std::pair<std::string, std::string>> variables; // set by ampirun
+  std::vector<std::string> environment; // NAME=VALUE: ours with `variables` applied
 };
 
 std::vector<std::vector<int>> place_ranks(int vps, int processes, MapPolicy map) {
@@ -698,41 +696,111 @@ void check_settings(const std::vector<std::string> &environment) {
   throw FatalError{message};
 }
 
-std::vector<ProcessPlan> plan_job(const Options &options) {
-  const int vps = *options.vps;
-  const int processes = options.processes;
-  std::vector<std::vector<int>> placement = place_ranks(vps, processes, options.map);
-  std::vector<ProcessPlan> plans;
-  for (int p = 0; p < processes; ++p) {
-    std::vector<std::pair<std::string, std::string>> vars = options.exports;
-    const std::string index = std::to_string(p);
-    const std::string count = std::to_string(processes);
-    vars.emplace_back("AMPI_VP", std::to_string(vps));
-    vars.emplace_back("AMPI_MAP", map_name(options.map));
-    if (options.stack_size)
-      vars.emplace_back("AMPI_STACK_SIZE", std::to_string(*options.stack_size));
-    // Every process of the job is on this host: UCX's TCP transport (if used at all) listens on
-    // loopback only, never on a network a job does not need. UCX_NET_DEVICES given by the user
-    // (environment or -x) wins.
-    const bool net_devices_given =
-        std::getenv("UCX_NET_DEVICES") != nullptr ||
-        std::any_of(options.exports.begin(), options.exports.end(),
-                    [](const auto &kv) { return kv.first == "UCX_NET_DEVICES"; });
-    if (!net_devices_given) vars.emplace_back("UCX_NET_DEVICES", "lo");
-    // The process's rank and the job's size, as Open MPI's mpirun sets them: the library runs
-    // a one-process job without PMIx (src/pmi/pmix_client.cpp).
-    vars.emplace_back("OMPI_COMM_WORLD_RANK", index);
-    vars.emplace_back("OMPI_COMM_WORLD_SIZE", count);
-    // Local (per-node) process rank and count, as other launchers set them; one node.
-    vars.emplace_back("OMPI_COMM_WORLD_LOCAL_RANK", index);
-    vars.emplace_back("OMPI_COMM_WORLD_LOCAL_SIZE", count);
-    vars.emplace_back("MPI_LOCALRANKID", index);
-    vars.emplace_back("MPI_LOCALNRANKS", count);
-    vars.emplace_back("LOCAL_RANK", index);
-    vars.emplace_back("MV2_COMM_WORLD_LOCAL_RANK", index);
-    vars.emplace_back("MV2_COMM_WORLD_LOCAL_SIZE", count);
-    plans.push_back({p, std::move(placement[static_cast<std::size_t>(p)]), make_environment(vars)});
+// Where the job's processes run: hosts in order, each with a contiguous block of processes
+// (process indices are PMIx ranks). One host, this one, unless --host/--hostfile name others.
+struct Layout {
+  std::vector<std::string> names;
+  std::vector<int> first, count; // per host: its first process and how many it runs
+  int self = 0;                  // the host this ampirun serves
+  int total() const { return first.empty() ? 0 : first.back() + count.back(); }
+  bool several() const { return names.size() > 1; }
+  int host_of(int process) const {
+    for (std::size_t h = 0; h < names.size(); ++h)
+      if (process >= first[h] && process < first[h] + count[h]) return static_cast<int>(h);
+    return -1;
   }
+};
+
+// Hosts that run no process are left out; the entry that is this host is the head's.
+Layout make_layout(const Options &options) {
+  Layout layout;
+  const bool remote = std::any_of(options.hosts.begin(), options.hosts.end(),
+                                  [](const ampirun::HostSpec &h) { return !is_this_host(h.name); });
+  if (!remote) {
+    layout.names = {host_name()};
+    layout.first = {0};
+    layout.count = {options.processes};
+    return layout;
+  }
+  const std::vector<int> counts = ampirun::place_processes(options.hosts, options.processes);
+  layout.self = -1;
+  int next = 0;
+  for (std::size_t h = 0; h < options.hosts.size(); ++h) {
+    if (counts[h] == 0) continue;
+    if (layout.self < 0 && is_this_host(options.hosts[h].name))
+      layout.self = static_cast<int>(layout.names.size());
+    layout.names.push_back(options.hosts[h].name);
+    layout.first.push_back(next);
+    layout.count.push_back(counts[h]);
+    next += counts[h];
+  }
+  return layout;
+}
+
+// Variables of the launching environment that a process on another host gets too (ssh gives
+// the daemon a login environment, not ours): the settings and those of UCX and PMIx.
+std::vector<std::pair<std::string, std::string>> forwarded_environment() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (char **e = environ; e && *e; ++e) {
+    const std::string_view entry(*e);
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    if (entry.starts_with("AMPI_") || entry.starts_with("UCX_") || entry.starts_with("PMIX_MCA_"))
+      out.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+  }
+  return out;
+}
+
+// The variables ampirun sets for process `p` of the job (the environment's overrides).
+// `remote`: for a daemon's process, which gets ours forwarded too.
+std::vector<std::pair<std::string, std::string>>
+process_variables(const Options &options, const Layout &layout, int p, bool remote) {
+  const int host = layout.host_of(p);
+  std::vector<std::pair<std::string, std::string>> vars;
+  if (remote) vars = forwarded_environment();
+  vars.insert(vars.end(), options.exports.begin(), options.exports.end());
+  const std::string index = std::to_string(p);
+  const std::string count = std::to_string(layout.total());
+  const std::string local = std::to_string(p - layout.first[static_cast<std::size_t>(host)]);
+  const std::string local_count = std::to_string(layout.count[static_cast<std::size_t>(host)]);
+  vars.emplace_back("AMPI_VP", std::to_string(*options.vps));
+  vars.emplace_back("AMPI_MAP", map_name(options.map));
+  if (options.stack_size) vars.emplace_back("AMPI_STACK_SIZE", std::to_string(*options.stack_size));
+  // Every process of the job is on this host: UCX's TCP transport (if used at all) listens on
+  // loopback only, never on a network a job does not need. UCX_NET_DEVICES given by the user
+  // (environment or -x) wins. Over several hosts UCX picks the networks itself.
+  const bool net_devices_given =
+      std::getenv("UCX_NET_DEVICES") != nullptr ||
+      std::any_of(options.exports.begin(), options.exports.end(),
+                  [](const auto &kv) { return kv.first == "UCX_NET_DEVICES"; });
+  if (!net_devices_given && !layout.several()) vars.emplace_back("UCX_NET_DEVICES", "lo");
+  // The process's rank and the job's size, as Open MPI's mpirun sets them: the library runs
+  // a one-process job without PMIx (src/pmi/pmix_client.cpp).
+  vars.emplace_back("OMPI_COMM_WORLD_RANK", index);
+  vars.emplace_back("OMPI_COMM_WORLD_SIZE", count);
+  // Local (per-host) process rank and count, as other launchers set them.
+  vars.emplace_back("OMPI_COMM_WORLD_LOCAL_RANK", local);
+  vars.emplace_back("OMPI_COMM_WORLD_LOCAL_SIZE", local_count);
+  vars.emplace_back("MPI_LOCALRANKID", local);
+  vars.emplace_back("MPI_LOCALNRANKS", local_count);
+  vars.emplace_back("LOCAL_RANK", local);
+  vars.emplace_back("MV2_COMM_WORLD_LOCAL_RANK", local);
+  vars.emplace_back("MV2_COMM_WORLD_LOCAL_SIZE", local_count);
+  return vars;
+}
+
+// The plans of the processes of host layout.self (`remote`: another host's, for its daemon).
+std::vector<ProcessPlan> plan_job(const Options &options, const Layout &layout,
+                                  bool remote = false) {
+  std::vector<std::vector<int>> placement = place_ranks(*options.vps, layout.total(), options.map);
+  std::vector<ProcessPlan> plans;
+  if (layout.self < 0) return plans;
+  const auto self = static_cast<std::size_t>(layout.self);
+  for (int p = layout.first[self]; p < layout.first[self] + layout.count[self]; ++p)
+    plans.push_back({p,
+                     std::move(placement[static_cast<std::size_t>(p)]),
+                     process_variables(options, layout, p, remote),
+                     {}});
   return plans;
 }
 
@@ -1085,13 +1153,16 @@ private:
 // thread of ours (CallbackThread) calls, and abort's, which the main thread calls.
 
 struct PmixEvent {
-  enum Kind { connected, finalized, aborted, refused } kind = connected;
+  enum Kind { connected, finalized, aborted, refused, fence } kind = connected;
   int process = -1;
   bool lost = false; // finalized: the connection was lost, PMIx_Finalize was not called
   int status = 0;
   std::string message;               // aborted: the caller's; refused: why
   pmix_op_cbfunc_t cbfunc = nullptr; // aborted: to release the caller once the job is ending
   void *cbdata = nullptr;
+  // fence (over several hosts): this host's contribution, and its completion
+  std::string data;
+  pmix_modex_cbfunc_t modex_cbfunc = nullptr;
 };
 
 class EventQueue {
@@ -1179,6 +1250,7 @@ CallbackThread *g_callbacks = nullptr;
 std::string g_nspace;                         // read-only once the server runs
 std::unique_ptr<std::atomic<pid_t>[]> g_pids; // pid of each process, once forked
 int g_processes = 0;
+bool g_several_hosts = false; // read-only once the server runs
 
 // Which process a PMIx proc is, or -1 when it is not one of our job.
 int process_of(const pmix_proc_t *proc) {
@@ -1431,14 +1503,14 @@ pmix_status_t on_client_connected(const pmix_proc_t *proc, void *, pmix_op_cbfun
   const std::string why =
       g_peers->verify(p, p < 0 ? 0 : g_pids[static_cast<std::size_t>(p)].load());
   if (!why.empty()) {
-    PmixEvent refused{PmixEvent::refused, p, false, 0, why, nullptr, nullptr};
+    PmixEvent refused{PmixEvent::refused, p, false, 0, why, nullptr, nullptr, {}, nullptr};
     g_events->push(std::move(refused));
     // libpmix closes the connection when the upcall fails, before serving any request; an
     // error return means cbfunc is not called. PMIX_ERR_SILENT: libpmix logs nothing of its own
     // (the main thread reports the first refusal).
     return PMIX_ERR_SILENT;
   }
-  g_events->push({PmixEvent::connected, p, false, 0, {}, nullptr, nullptr});
+  g_events->push({PmixEvent::connected, p, false, 0, {}, nullptr, nullptr, {}, nullptr});
   if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata); // as libpmix's example server does
   return PMIX_SUCCESS;
 }
@@ -1450,7 +1522,8 @@ pmix_status_t on_client_finalized(const pmix_proc_t *proc, void *, pmix_op_cbfun
   // (or is exiting: then we take it for finalized, the lenient side). A real finalize is queued
   // before the client can exit, so the main thread sees it before the child's SIGCHLD.
   const int p = process_of(proc);
-  g_events->push({PmixEvent::finalized, p, !process_alive(p), 0, {}, nullptr, nullptr});
+  g_events->push(
+      {PmixEvent::finalized, p, !process_alive(p), 0, {}, nullptr, nullptr, {}, nullptr});
   // Not from here: for a lost connection, libpmix still writes to the client's object after
   // this returns, and the completion may release that object.
   if (cbfunc) g_callbacks->post([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); });
@@ -1461,8 +1534,15 @@ pmix_status_t on_abort(const pmix_proc_t *proc, void *, int status, const char m
                        size_t, pmix_op_cbfunc_t cbfunc, void *cbdata) {
   // The whole job ends, whichever processes were named. The caller stays blocked in PMIx_Abort
   // until the main thread has sent the termination signals and calls cbfunc.
-  g_events->push(
-      {PmixEvent::aborted, process_of(proc), false, status, msg ? msg : "", cbfunc, cbdata});
+  g_events->push({PmixEvent::aborted,
+                  process_of(proc),
+                  false,
+                  status,
+                  msg ? msg : "",
+                  cbfunc,
+                  cbdata,
+                  {},
+                  nullptr});
   return PMIX_SUCCESS;
 }
 
@@ -1472,6 +1552,15 @@ void release_fence_data(void *data) {
 
 pmix_status_t on_fence(const pmix_proc_t[], size_t, const pmix_info_t[], size_t, char *data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata) {
+  if (g_several_hosts) {
+    // The other hosts' data comes through the control connections: the main thread sends ours
+    // on and completes the fence with everyone's (libpmix takes the completion from any thread).
+    PmixEvent e{PmixEvent::fence, -1, false, 0, {}, nullptr, cbdata, {}, cbfunc};
+    if (data != nullptr) e.data.assign(data, ndata);
+    std::free(data);
+    g_events->push(std::move(e));
+    return PMIX_SUCCESS;
+  }
   // Every participant is local and libpmix upcalls once they have all arrived, with their data
   // collected: the fence is complete. The data is ours now; libpmix calls release_fence_data
   // when it has stored it.
@@ -1487,7 +1576,8 @@ pmix_status_t on_fence(const pmix_proc_t[], size_t, const pmix_info_t[], size_t,
 
 pmix_status_t on_direct_modex(const pmix_proc_t *, const pmix_info_t[], size_t, pmix_modex_cbfunc_t,
                               void *) {
-  return PMIX_ERR_NOT_SUPPORTED; // every process is local: libpmix holds all the data
+  // Every fence collects the data (src/pmi/pmix_client.cpp), so libpmix holds all of it.
+  return PMIX_ERR_NOT_SUPPORTED;
 }
 
 // Waits for a PMIx server operation's completion callback.
@@ -1596,12 +1686,6 @@ std::string pmix_error(pmix_status_t rc) {
   return PMIx_Error_string(rc);
 }
 
-std::string host_name() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
-
 // The job's namespace: "ampirun.<pid>.<128-bit secret>". A client must name it to connect, so
 // the secret keeps out whoever cannot read the environment of the job's processes (see "Who
 // connects" above).
@@ -1627,10 +1711,14 @@ std::string job_namespace() {
 class PmixServer {
 public:
   // `topology`: the machine's, already loaded (nullptr: libpmix loads its own).
-  PmixServer(const std::string &dir, EventQueue &events, int processes, hwloc_topology_t topology) {
+  // `nspace`: the job's (a daemon gets the head's); empty: a new one.
+  PmixServer(const std::string &dir, EventQueue &events, int processes, hwloc_topology_t topology,
+             const std::string &nspace, const Layout &layout) {
+    const bool several_hosts = layout.several();
     g_events = &events;
     g_callbacks = &callbacks_;
-    g_nspace = job_namespace();
+    g_nspace = nspace.empty() ? job_namespace() : nspace;
+    g_several_hosts = several_hosts;
     g_peers = &peers_;
     g_processes = processes;
     g_pids = std::make_unique<std::atomic<pid_t>[]>(static_cast<std::size_t>(processes));
@@ -1640,8 +1728,12 @@ public:
     module_.fence_nb = on_fence;
     module_.direct_modex = on_direct_modex;
 
-    InfoArray info(8);
+    InfoArray info(9);
     info.add_string(PMIX_SERVER_TMPDIR, dir);
+    // The host's name as the job's node map has it (the name the user gave, which need not be
+    // the host's own): libpmix finds its local processes by it.
+    if (several_hosts && layout.self >= 0)
+      info.add_string(PMIX_HOSTNAME, layout.names[static_cast<std::size_t>(layout.self)]);
     info.add_string(PMIX_SYSTEM_TMPDIR, dir);
     info.add_bool(PMIX_SERVER_TOOL_SUPPORT, false);
     info.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, false);
@@ -1662,22 +1754,31 @@ public:
   PmixServer &operator=(const PmixServer &) = delete;
   ~PmixServer() { shutdown(); }
 
-  // Registers the job: P processes, all on this host.
-  void register_job() {
+  // Registers the job: its processes over the hosts of `layout`, this server's host layout.self.
+  void register_job(const Layout &layout) {
     const int processes = g_processes;
     const auto size = static_cast<std::uint32_t>(processes);
-    const std::string host = host_name();
-    std::string peers;
-    for (int p = 0; p < processes; ++p)
-      peers += (p ? "," : "") + std::to_string(p);
+    // self < 0: the head of a job that runs nothing on its own host.
+    const std::size_t self = layout.self < 0 ? SIZE_MAX : static_cast<std::size_t>(layout.self);
+    std::string hosts, ppn, local_peers;
+    for (std::size_t h = 0; h < layout.names.size(); ++h) {
+      hosts += (h ? "," : "") + layout.names[h];
+      if (h) ppn += ';';
+      for (int p = layout.first[h]; p < layout.first[h] + layout.count[h]; ++p) {
+        ppn += (p > layout.first[h] ? "," : "") + std::to_string(p);
+        if (h == self) local_peers += (local_peers.empty() ? "" : ",") + std::to_string(p);
+      }
+    }
     char *node_map = nullptr;
     char *proc_map = nullptr;
-    if (PMIx_generate_regex(host.c_str(), &node_map) != PMIX_SUCCESS ||
-        PMIx_generate_ppn(peers.c_str(), &proc_map) != PMIX_SUCCESS) {
+    if (PMIx_generate_regex(hosts.c_str(), &node_map) != PMIX_SUCCESS ||
+        PMIx_generate_ppn(ppn.c_str(), &proc_map) != PMIX_SUCCESS) {
       std::free(node_map);
       std::free(proc_map);
       throw FatalError{"cannot describe the job to the PMIx server (node or process map)"};
     }
+    const std::string host = self == SIZE_MAX ? host_name() : layout.names[self];
+    const auto local = self == SIZE_MAX ? 0U : static_cast<std::uint32_t>(layout.count[self]);
     // The maps are produced by libpmix and may be binary ("blob:..."): pass them as they are.
     InfoArray info(16 + static_cast<std::size_t>(processes));
     info.add(PMIX_NODE_MAP, node_map, PMIX_REGEX);
@@ -1691,29 +1792,34 @@ public:
     info.add_u32(PMIX_JOB_NUM_APPS, 1);
     info.add_u32(PMIX_APP_SIZE, size);
     info.add_rank(PMIX_APPLDR, 0);
-    info.add_u32(PMIX_NUM_NODES, 1);
-    info.add_u32(PMIX_LOCAL_SIZE, size);
-    info.add_u32(PMIX_NODE_SIZE, size);
-    info.add_string(PMIX_LOCAL_PEERS, peers);
-    info.add_rank(PMIX_LOCALLDR, 0);
-    info.add_u32(PMIX_NODEID, 0);
+    info.add_u32(PMIX_NUM_NODES, static_cast<std::uint32_t>(layout.names.size()));
+    info.add_u32(PMIX_LOCAL_SIZE, local);
+    info.add_u32(PMIX_NODE_SIZE, local);
+    if (self != SIZE_MAX) {
+      info.add_string(PMIX_LOCAL_PEERS, local_peers);
+      info.add_rank(PMIX_LOCALLDR, static_cast<pmix_rank_t>(layout.first[self]));
+      info.add_u32(PMIX_NODEID, static_cast<std::uint32_t>(self));
+    }
     for (int p = 0; p < processes; ++p) {
+      const auto h = static_cast<std::size_t>(layout.host_of(p));
+      const auto local_rank = static_cast<std::uint16_t>(p - layout.first[h]);
       InfoArray proc(8);
       proc.add_rank(PMIX_RANK, static_cast<pmix_rank_t>(p)); // first, as PMIX_PROC_DATA requires
       proc.add_rank(PMIX_GLOBAL_RANK, static_cast<pmix_rank_t>(p));
       proc.add_rank(PMIX_APP_RANK, static_cast<pmix_rank_t>(p));
-      proc.add_u16(PMIX_LOCAL_RANK, static_cast<std::uint16_t>(p));
-      proc.add_u16(PMIX_NODE_RANK, static_cast<std::uint16_t>(p));
+      proc.add_u16(PMIX_LOCAL_RANK, local_rank);
+      proc.add_u16(PMIX_NODE_RANK, local_rank);
       proc.add_u32(PMIX_APPNUM, 0);
-      proc.add_u32(PMIX_NODEID, 0);
-      proc.add_string(PMIX_HOSTNAME, host);
+      proc.add_u32(PMIX_NODEID, static_cast<std::uint32_t>(h));
+      proc.add_string(PMIX_HOSTNAME, layout.names[h]);
       info.add_array(PMIX_PROC_DATA, std::move(proc));
     }
-    // PMIX_HOSTNAME at job level last: the host of the job's processes.
+    // PMIX_HOSTNAME at job level last: the host of this server.
     info.add_string(PMIX_HOSTNAME, host);
     const pmix_status_t rc = OpWaiter::run([&](pmix_op_cbfunc_t cb, void *cbdata) {
-      return PMIx_server_register_nspace(g_nspace.c_str(), processes, info.data(), info.size(), cb,
-                                         cbdata);
+      // nlocalprocs: this host's processes (libpmix waits for them in a fence).
+      return PMIx_server_register_nspace(g_nspace.c_str(), static_cast<int>(local), info.data(),
+                                         info.size(), cb, cbdata);
     });
     if (rc != PMIX_SUCCESS)
       throw FatalError{"cannot register the job with the PMIx server: " + pmix_error(rc)};
@@ -2060,14 +2166,40 @@ private:
   std::string pending_;
 };
 
+// A job over several hosts: the head (the ampirun the user started) holds one control connection
+// to the daemon of every other host, started through ssh (`agent`); a daemon holds one to the
+// head.
+struct RemoteHost {
+  int host = 0;
+  std::string name;
+  pid_t agent = -1; // the ssh process (its own process group)
+  bool agent_running = false;
+  Fd link;
+  ampirun::FrameReader reader;
+  bool done = false; // its daemon reported the end of its processes, or was lost
+};
+
+struct Links {
+  enum Role { single, head, daemon } role = single;
+  std::vector<RemoteHost> remotes; // head
+  Fd to_head;                      // daemon
+  ampirun::FrameReader head_reader;
+  std::string host; // daemon: this host's name, for its reports
+};
+
+void send_frame(int fd, ampirun::Msg type, const ampirun::Packer &payload = {}) {
+  if (fd >= 0) write_all(fd, payload.frame(type));
+}
+
 class Job {
 public:
   Job(std::vector<Child> children, const SignalSetup &signals, EventQueue &events,
-      std::vector<TaggedStream> streams)
+      std::vector<TaggedStream> streams, Links links = {})
       : children_(std::move(children)), signals_(signals), events_(events),
-        streams_(std::move(streams)) {
+        streams_(std::move(streams)), links_(std::move(links)) {
     signal_fd_.reset(::signalfd(-1, &signals_.wait_set, SFD_CLOEXEC | SFD_NONBLOCK));
     if (!signal_fd_) fail_errno("signalfd");
+    participants_ = static_cast<int>(links_.remotes.size()) + (children_.empty() ? 0 : 1);
   }
 
   // Ends the job with status 124 and a report if it is still running after `seconds`.
@@ -2109,10 +2241,14 @@ public:
       fds.push_back({events_.fd(), POLLIN, 0});
       for (const TaggedStream &s : streams_)
         if (s.open()) fds.push_back({s.fd(), POLLIN, 0});
+      for (const RemoteHost &r : links_.remotes)
+        if (r.link) fds.push_back({r.link.get(), POLLIN, 0});
+      if (links_.to_head) fds.push_back({links_.to_head.get(), POLLIN, 0});
       if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) fail_errno("poll");
       for (TaggedStream &s : streams_)
         if (s.open()) s.pump();
       process_events();
+      read_links();
       read_signals();
     }
     // Everything the children wrote is in the pipes now; a grandchild may keep one open, so
@@ -2133,20 +2269,199 @@ public:
     return true;
   }
 
-  // Ends the job: SIGTERM now, SIGKILL for what is left after the grace period.
+  // Ends the job: SIGTERM now, SIGKILL for what is left after the grace period (each daemon
+  // does the same with its processes).
   void terminate() {
     if (terminating_) return;
     terminating_ = true;
     send_all(SIGTERM);
+    for (RemoteHost &r : links_.remotes)
+      if (!r.done) send_frame(r.link.get(), ampirun::Msg::terminate);
     kill_deadline_ = now_ms() + kKillGraceMs;
   }
 
+  // A failure of the launch itself (the program could not be executed): ends the job.
+  void fail(int status) {
+    failed(status);
+    terminate();
+  }
+
 private:
+  // Processes of this host still running, plus (head) the other hosts not yet done.
   int running() const {
     int n = 0;
     for (const Child &c : children_)
       n += c.running ? 1 : 0;
+    for (const RemoteHost &r : links_.remotes)
+      n += (!r.done || r.agent_running) ? 1 : 0;
     return n;
+  }
+
+  int local_running() const {
+    int n = 0;
+    for (const Child &c : children_)
+      n += c.running ? 1 : 0;
+    return n;
+  }
+
+  // ---- over several hosts
+  // Fences: the n-th fence of every host is the same one (every fence is over the whole job).
+  // The head gathers the contributions of the hosts that run processes and sends everyone's
+  // data, concatenated (each host's is a packed byte object of libpmix's), to each daemon.
+  struct PendingFence {
+    pmix_modex_cbfunc_t cbfunc = nullptr;
+    void *cbdata = nullptr;
+  };
+  struct FenceRound {
+    std::string data;
+    int contributions = 0;
+  };
+
+  static void complete_fence(const PendingFence &f, const std::string &data) {
+    if (!f.cbfunc) return;
+    char *copy = static_cast<char *>(std::malloc(std::max<std::size_t>(data.size(), 1)));
+    if (copy == nullptr) {
+      f.cbfunc(PMIX_ERR_NOMEM, nullptr, 0, f.cbdata, nullptr, nullptr);
+      return;
+    }
+    std::memcpy(copy, data.data(), data.size());
+    f.cbfunc(PMIX_SUCCESS, copy, data.size(), f.cbdata, release_fence_data, copy);
+  }
+
+  void local_fence(PmixEvent &e) {
+    const std::uint64_t seq = fences_++;
+    pending_fences_[seq] = {e.modex_cbfunc, e.cbdata};
+    if (links_.role == Links::daemon) {
+      ampirun::Packer p;
+      p.u64(seq);
+      p.raw(e.data);
+      send_frame(links_.to_head.get(), ampirun::Msg::fence, p);
+    } else {
+      contribute(seq, e.data);
+    }
+  }
+
+  // Head: one host's part of fence `seq`.
+  void contribute(std::uint64_t seq, std::string_view data) {
+    FenceRound &round = rounds_[seq];
+    round.data.append(data);
+    if (++round.contributions < participants_) return;
+    ampirun::Packer p;
+    p.u64(seq);
+    p.raw(round.data);
+    for (RemoteHost &r : links_.remotes)
+      if (!r.done) send_frame(r.link.get(), ampirun::Msg::fence_done, p);
+    finish_fence(seq, round.data);
+    rounds_.erase(seq);
+  }
+
+  void finish_fence(std::uint64_t seq, const std::string &data) {
+    auto it = pending_fences_.find(seq);
+    if (it == pending_fences_.end()) return;
+    // Not once the job is ending: a participant that died has made libpmix complete (and
+    // release) the collective already, with an error, and the others are being ended.
+    if (!status_ && !terminating_) complete_fence(it->second, data);
+    pending_fences_.erase(it);
+  }
+
+  // Reads the control connections and acts on their messages.
+  void read_links() {
+    for (RemoteHost &r : links_.remotes) {
+      if (!r.link) continue;
+      const bool open = pump(r.link, r.reader); // its last messages first, then its end
+      try {
+        while (auto m = r.reader.next()) {
+          ampirun::Unpacker u(m->second);
+          switch (m->first) {
+          case ampirun::Msg::fence: {
+            const std::uint64_t seq = u.u64();
+            contribute(seq, u.rest());
+            break;
+          }
+          case ampirun::Msg::failed:
+            failed(u.i32());
+            break;
+          case ampirun::Msg::done: {
+            const int st = u.i32();
+            r.done = true;
+            if (st != 0) failed(st);
+            break;
+          }
+          default:
+            throw std::runtime_error("unexpected message");
+          }
+        }
+      } catch (const std::runtime_error &e) {
+        std::fprintf(stderr, "ampirun: bad message from the daemon on host %s: %s\n",
+                     r.name.c_str(), e.what());
+        r.link.reset();
+        r.done = true;
+        failed(1);
+      }
+      if (!open && r.link) {
+        r.link.reset();
+        if (!r.done) {
+          r.done = true;
+          if (!status_)
+            std::fprintf(stderr, "ampirun: lost the connection to the daemon on host %s\n",
+                         r.name.c_str());
+          failed(1);
+        }
+      }
+    }
+    if (links_.to_head) {
+      bool lost = !pump(links_.to_head, links_.head_reader);
+      try {
+        while (auto m = links_.head_reader.next()) {
+          ampirun::Unpacker u(m->second);
+          switch (m->first) {
+          case ampirun::Msg::fence_done: {
+            const std::uint64_t seq = u.u64();
+            finish_fence(seq, std::string(u.rest()));
+            break;
+          }
+          case ampirun::Msg::terminate:
+            head_ended_ = true; // the head has the job's status; ours is not a new failure
+            terminate();
+            break;
+          case ampirun::Msg::signal:
+            send_all(u.i32());
+            break;
+          default:
+            throw std::runtime_error("unexpected message");
+          }
+        }
+      } catch (const std::runtime_error &e) {
+        std::fprintf(stderr, "ampirun: daemon on %s: bad message from the head: %s\n",
+                     links_.host.c_str(), e.what());
+        lost = true;
+      }
+      if (lost) {
+        // The head is gone (killed, or its host lost): nothing of the job may stay here.
+        links_.to_head.reset();
+        if (local_running() > 0 && !terminating_)
+          std::fprintf(stderr,
+                       "ampirun: daemon on %s: lost the connection to the head; ending the %d "
+                       "process%s here\n",
+                       links_.host.c_str(), local_running(), local_running() == 1 ? "" : "es");
+        head_ended_ = true;
+        if (!status_) status_ = 1;
+        terminate();
+      }
+    }
+  }
+
+  // Reads what `link` has; false at its end (EOF or an error).
+  static bool pump(Fd &link, ampirun::FrameReader &reader) {
+    char buf[65536];
+    for (int i = 0; i < 64; ++i) {
+      const ssize_t n = ::read(link.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return true;
+      if (n <= 0) return false;
+      reader.append(buf, static_cast<std::size_t>(n));
+    }
+    return true;
   }
 
   void send_all(int sig) {
@@ -2155,15 +2470,27 @@ private:
   }
 
   Child *child(int process) {
-    if (process < 0 || static_cast<std::size_t>(process) >= children_.size()) return nullptr;
-    return &children_[static_cast<std::size_t>(process)];
+    for (Child &c : children_)
+      if (c.index == process) return &c;
+    return nullptr;
   }
 
-  // The first failure decides the job's status; the other processes are then ended.
+  // The first failure decides the job's status; the other processes are then ended. A daemon
+  // tells the head, which ends the job on every host.
   void failed(int status) {
     if (status_) return;
     status_ = status;
-    if (running() > 0) {
+    if (links_.role == Links::daemon && !head_ended_) {
+      ampirun::Packer p;
+      p.i32(status);
+      send_frame(links_.to_head.get(), ampirun::Msg::failed, p);
+    }
+    if (links_.role == Links::head && !links_.remotes.empty()) {
+      std::fprintf(stderr,
+                   "ampirun: ending the job on every host (%d process%s still running here)\n",
+                   local_running(), local_running() == 1 ? "" : "es");
+      terminate();
+    } else if (running() > 0) {
       std::fprintf(stderr, "ampirun: ending the job: terminating the %d process%s still running\n",
                    running(), running() == 1 ? "" : "es");
       terminate();
@@ -2190,6 +2517,9 @@ private:
                        e.process, e.message.c_str());
         }
         break;
+      case PmixEvent::fence:
+        local_fence(e);
+        break;
       case PmixEvent::aborted: {
         if (!status_) { // the first failure only: with MPI_Abort, often every rank aborts
           std::fprintf(stderr,
@@ -2214,16 +2544,44 @@ private:
     bool child_event = false;
     while (::read(signal_fd_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
       const int sig = static_cast<int>(info.ssi_signo);
-      if (sig == SIGCHLD)
+      if (sig == SIGCHLD) {
         child_event = true;
-      else if (info.ssi_code != SI_KERNEL)
+        continue;
+      }
+      if (info.ssi_code != SI_KERNEL)
         send_all(sig); // the terminal's signals already reached the process group
+      // Not the other hosts' processes: the daemons pass it on.
+      ampirun::Packer p;
+      p.i32(sig);
+      for (RemoteHost &r : links_.remotes)
+        if (!r.done) send_frame(r.link.get(), ampirun::Msg::signal, p);
     }
     if (child_event) reap();
   }
 
   void reap() {
     process_events(); // PMIx events that a child caused before it exited come first
+    for (RemoteHost &r : links_.remotes) {
+      if (!r.agent_running) continue;
+      int wstatus = 0;
+      pid_t pid;
+      do
+        pid = ::waitpid(r.agent, &wstatus, WNOHANG);
+      while (pid < 0 && errno == EINTR);
+      if (pid != r.agent) continue;
+      r.agent_running = false;
+      if (r.done) continue;
+      // The daemon's connection may still hold its last messages: read them first.
+      read_links();
+      if (r.done) continue;
+      r.done = true;
+      r.link.reset();
+      if (!status_)
+        std::fprintf(stderr, "ampirun: the daemon on host %s ended (%s %d) before its processes\n",
+                     r.name.c_str(), WIFSIGNALED(wstatus) ? "signal" : "status",
+                     WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus));
+      failed(1);
+    }
     for (Child &c : children_) {
       if (!c.running) continue;
       int wstatus = 0;
@@ -2238,7 +2596,7 @@ private:
   }
 
   void finished(const Child &c, int wstatus) {
-    const bool many = children_.size() > 1;
+    const bool many = children_.size() > 1 || links_.role != Links::single;
     if (WIFSIGNALED(wstatus)) {
       const int sig = WTERMSIG(wstatus);
       if (terminating_ && (sig == SIGTERM || sig == SIGKILL)) return; // ended by us
@@ -2284,6 +2642,12 @@ private:
   const SignalSetup &signals_;
   EventQueue &events_;
   std::vector<TaggedStream> streams_;
+  Links links_;
+  int participants_ = 0;     // hosts that take part in a fence
+  std::uint64_t fences_ = 0; // this host's fences so far
+  std::map<std::uint64_t, PendingFence> pending_fences_;
+  std::map<std::uint64_t, FenceRound> rounds_; // head
+  bool head_ended_ = false;                    // daemon: the head ended the job (or is gone)
   Fd signal_fd_;
   std::optional<int> status_;
   std::optional<std::int64_t> kill_deadline_;
@@ -2319,10 +2683,10 @@ void report_bindings(const std::vector<ProcessPlan> &plans, const std::vector<Ch
       rank_to_process.emplace_back(rank, p);
   std::sort(rank_to_process.begin(), rank_to_process.end());
   for (const auto &[rank, p] : rank_to_process)
-    std::fprintf(stderr, "ampirun: rank %d -> process %zu (pid %ld)\n", rank, p,
+    std::fprintf(stderr, "ampirun: rank %d -> process %d (pid %ld)\n", rank, plans[p].index,
                  static_cast<long>(children[p].pid));
   for (std::size_t p = 0; p < plans.size(); ++p)
-    std::fprintf(stderr, "ampirun: process %zu (pid %ld): %s %s\n", p,
+    std::fprintf(stderr, "ampirun: process %d (pid %ld): %s %s\n", plans[p].index,
                  static_cast<long>(children[p].pid), rank_list(plans[p].ranks).c_str(),
                  bindings.describe(static_cast<int>(p)).c_str());
 }
@@ -2364,15 +2728,301 @@ ampi::settings::StartupTrace startup_trace() {
   return {value == 0 ? 0 : ampi::settings::StartupTrace::now_us(), "ampirun"};
 }
 
-int run(int argc, char **argv) {
-  ampi::settings::StartupTrace trace = startup_trace();
-  trace.mark("main");
-  ensure_standard_descriptors();
-  Options options = parse_command_line(argc, argv);
-  if (trace.on())
-    options.exports.emplace_back("AMPI_DEBUG_STARTUP", std::to_string(trace.origin()));
-  const std::string path = resolve_program(options.argv.front());
-  scrub_environment();
+// ----------------------------------------------------------------------------------------------
+// Over several hosts. The head plans the placement (make_layout), listens on a TCP port for its
+// daemons, and starts `ampirun --daemon` on every other host through ssh (AMPI_RSH). Each
+// daemon reads the job's description from its standard input (the namespace with its secret
+// and the connection token never appear on a command line), connects back to the head (the
+// address ssh came from, SSH_CONNECTION), serves PMIx to its host's processes as ampirun does on
+// one host, and passes fences, failures and its end to the head over that one connection; the
+// head passes terminations and signals back. The processes' output goes through ssh to the
+// head's stdout and stderr.
+
+constexpr std::chrono::milliseconds kDaemonStartTimeout{60000}; // ssh, then the daemon's hello
+constexpr std::string_view kDaemonMagic = "ampirun-daemon/1";
+
+std::string random_hex(std::size_t bytes) {
+  std::vector<unsigned char> secret(bytes);
+  std::size_t got = 0;
+  while (got < secret.size()) {
+    const ssize_t n = ::getrandom(secret.data() + got, secret.size() - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail_errno("getrandom");
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : secret) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+const char *bind_name(ampirun::BindUnit unit) {
+  switch (unit) {
+  case ampirun::BindUnit::core:
+    return "core";
+  case ampirun::BindUnit::socket:
+    return "socket";
+  case ampirun::BindUnit::hwthread:
+    return "hwthread";
+  case ampirun::BindUnit::none:
+    return "none";
+  }
+  return "none";
+}
+
+std::string self_executable() {
+  char buf[PATH_MAX + 1] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", buf, PATH_MAX);
+  if (n <= 0) fail_errno("readlink /proc/self/exe");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// Starts the ssh agent for one daemon: its own process group (the terminal's ^C is for the head,
+// which ends the job on every host itself), standard input a pipe that gets `input`, output the
+// head's. Returns its pid.
+pid_t start_agent(std::vector<std::string> argv, const std::string &input,
+                  const SignalSetup &signals, const std::vector<int> &inherited_fds) {
+  std::vector<char *> args = c_strings(argv);
+  Pipe in = make_pipe();
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) fail_errno("fork");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(in.read.get(), STDIN_FILENO);
+    cloexec_all_but(inherited_fds);
+    ::sigaction(SIGPIPE, &signals.original_sigpipe, nullptr);
+    ::sigprocmask(SIG_SETMASK, &signals.original_mask, nullptr);
+    ::execvp(args[0], args.data());
+    const char msg[] = "ampirun: cannot execute the remote shell command (AMPI_RSH)\n";
+    ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    ::_exit(kExitExecFailed);
+  }
+  ::setpgid(pid, pid);
+  in.read.reset();
+  write_all(in.write.get(), input); // small: the pipe holds it
+  return pid;
+}
+
+// The job's description for the daemon of host `h`.
+std::string daemon_input(const Options &options, const Layout &layout, int h,
+                         const std::string &path, const std::string &token, int port) {
+  ampirun::Packer p;
+  p.str(kDaemonMagic);
+  p.str(g_nspace);
+  p.str(token);
+  p.u32(static_cast<std::uint32_t>(port));
+  p.str(host_name());
+  p.u32(static_cast<std::uint32_t>(h));
+  p.strings(layout.names);
+  for (std::size_t i = 0; i < layout.names.size(); ++i) {
+    p.u32(static_cast<std::uint32_t>(layout.first[i]));
+    p.u32(static_cast<std::uint32_t>(layout.count[i]));
+  }
+  p.str(path);
+  p.strings(options.argv);
+  std::string wdir = options.wdir;
+  bool wdir_given = !wdir.empty();
+  if (!wdir_given) {
+    char cwd[PATH_MAX + 1] = {};
+    if (::getcwd(cwd, PATH_MAX)) wdir = cwd;
+  }
+  p.str(wdir);
+  p.u8(wdir_given ? 1 : 0);
+  p.u32(static_cast<std::uint32_t>(*options.vps));
+  p.str(map_name(options.map));
+  p.str(bind_name(options.bind));
+  p.u8(options.oversubscribe ? 1 : 0);
+  p.u8(options.tag_output ? 1 : 0);
+  p.u8(options.report_bindings ? 1 : 0);
+  p.str(options.mps);
+  Layout there = layout;
+  there.self = h;
+  const std::vector<ProcessPlan> plans = plan_job(options, there, /*remote=*/true);
+  p.u32(static_cast<std::uint32_t>(plans.size()));
+  for (const ProcessPlan &plan : plans) {
+    p.u32(static_cast<std::uint32_t>(plan.index));
+    std::vector<std::string> ranks, vars;
+    for (int r : plan.ranks)
+      ranks.push_back(std::to_string(r));
+    for (const auto &[name, value] : plan.variables)
+      vars.push_back(name + "=" + value);
+    p.strings(ranks);
+    p.strings(vars);
+  }
+  return p.frame(ampirun::Msg::hello);
+}
+
+// Compares without stopping at the first difference (the time tells nothing of the token).
+bool same_secret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// Head: a TCP socket on every address, any port, for the daemons' connections.
+Fd listen_for_daemons(int &port) {
+  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) fail_errno("socket");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t len = sizeof addr;
+  if (::bind(fd.get(), reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 ||
+      ::listen(fd.get(), 128) != 0 ||
+      ::getsockname(fd.get(), reinterpret_cast<sockaddr *>(&addr), &len) != 0)
+    fail_errno("the daemons' control socket");
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
+void tune_link(int fd) {
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); // fences are small and waited on
+  set_nonblocking(fd);
+}
+
+// Head: starts the daemons of the other hosts and waits for each one's hello (its token and
+// host index) on the control socket. Throws FatalError if one cannot be started in time.
+Links start_daemons(const Options &options, const Layout &layout, const std::string &path,
+                    const SignalSetup &signals, const std::vector<int> &inherited_fds) {
+  Links links;
+  links.role = Links::head;
+  int port = 0;
+  Fd listener = listen_for_daemons(port);
+  const std::string token = random_hex(16);
+  const std::string exe = self_executable();
+  const std::string rsh = ampi::settings::Settings::from_environment().values.rsh;
+  for (std::size_t h = 0; h < layout.names.size(); ++h) {
+    if (static_cast<int>(h) == layout.self) continue;
+    RemoteHost r;
+    r.host = static_cast<int>(h);
+    r.name = layout.names[h];
+    r.agent = start_agent(ampirun::daemon_command(rsh, r.name, exe),
+                          daemon_input(options, layout, r.host, path, token, port), signals,
+                          inherited_fds);
+    r.agent_running = true;
+    links.remotes.push_back(std::move(r));
+  }
+  // Until every daemon said hello: new connections, their first message, the agents' ends.
+  struct Pending {
+    Fd fd;
+    ampirun::FrameReader reader;
+  };
+  std::vector<Pending> pending;
+  std::size_t greeted = 0;
+  const std::int64_t deadline = now_ms() + kDaemonStartTimeout.count();
+  auto lost = [&](const std::string &why) { throw FatalError{why}; };
+  while (greeted < links.remotes.size()) {
+    for (RemoteHost &r : links.remotes) {
+      int wstatus = 0;
+      if (r.agent_running && ::waitpid(r.agent, &wstatus, WNOHANG) == r.agent) {
+        r.agent_running = false;
+        if (!r.link)
+          lost("could not start ampirun on host " + r.name + " through '" +
+               ampirun::daemon_command(rsh, r.name, exe).front() + "' (it ended with " +
+               (WIFSIGNALED(wstatus) ? "signal " + std::to_string(WTERMSIG(wstatus))
+                                     : "status " + std::to_string(WEXITSTATUS(wstatus))) +
+               "; see its message above; AMPI_RSH sets the command)");
+      }
+    }
+    const std::int64_t left = deadline - now_ms();
+    if (left <= 0) {
+      std::string missing;
+      for (const RemoteHost &r : links.remotes)
+        if (!r.link) missing += (missing.empty() ? "" : ", ") + r.name;
+      lost("the daemons on " + missing + " did not connect back within " +
+           std::to_string(kDaemonStartTimeout.count() / 1000) +
+           " s (is this host reachable from there on a TCP port?)");
+    }
+    std::vector<pollfd> fds{{listener.get(), POLLIN, 0}};
+    for (const Pending &p : pending)
+      fds.push_back({p.fd.get(), POLLIN, 0});
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::min<std::int64_t>(left, 100)));
+    if (fds[0].revents & POLLIN) {
+      Fd fd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (fd) {
+        tune_link(fd.get());
+        pending.push_back({std::move(fd), {}});
+      }
+    }
+    for (std::size_t i = 0; i < pending.size();) {
+      Pending &p = pending[i];
+      char buf[4096];
+      const ssize_t n = ::read(p.fd.get(), buf, sizeof buf);
+      bool drop = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+      if (n > 0) p.reader.append(buf, static_cast<std::size_t>(n));
+      try {
+        if (!drop)
+          if (auto m = p.reader.next()) {
+            ampirun::Unpacker u(m->second);
+            const std::string their_token = m->first == ampirun::Msg::hello ? u.str() : "";
+            const std::uint32_t host = m->first == ampirun::Msg::hello ? u.u32() : 0;
+            // Not a daemon of ours without the token; each host's daemon once.
+            auto r = std::find_if(links.remotes.begin(), links.remotes.end(),
+                                  [&](const RemoteHost &x) { return x.host == int(host); });
+            if (their_token.size() == token.size() && same_secret(their_token, token) &&
+                r != links.remotes.end() && !r->link) {
+              r->link = std::move(p.fd);
+              r->reader = std::move(p.reader);
+              ++greeted;
+            }
+            drop = true;
+          }
+      } catch (const std::runtime_error &) {
+        drop = true;
+      }
+      if (drop)
+        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+      else
+        ++i;
+    }
+  }
+  return links;
+}
+
+// Ends the agents (and so the daemons, whose connections close too) of a job that could not start.
+class AgentGuard {
+public:
+  explicit AgentGuard(Links &links) : links_(links) {}
+  AgentGuard(const AgentGuard &) = delete;
+  AgentGuard &operator=(const AgentGuard &) = delete;
+  ~AgentGuard() {
+    if (released_) return;
+    for (RemoteHost &r : links_.remotes) {
+      r.link.reset();
+      if (!r.agent_running) continue;
+      ::kill(-r.agent, SIGTERM);
+      int wstatus = 0;
+      ::waitpid(r.agent, &wstatus, 0);
+    }
+  }
+  void release() { released_ = true; }
+
+private:
+  Links &links_;
+  bool released_ = false;
+};
+
+// What runs on one host, for the head and for a daemon alike: this host's processes, served by
+// a PMIx server that knows the whole job. `links` are the control connections (none on one host);
+// the head starts its daemons through `start_links` once its PMIx server is ready.
+struct HostJob {
+  Layout layout;
+  std::string nspace; // daemon: the head's; head: empty (a new one)
+  std::string path;
+  std::vector<ProcessPlan> plans;
+  std::function<Links(const SignalSetup &, const std::vector<int> &)> start_links;
+  Links links;
+  std::string host; // daemon: this host's name
+};
+
+int run_host(Options &options, HostJob &job, ampi::settings::StartupTrace &trace) {
   // The job's data in libpmix's plain hash store, not its shared-memory stores (ds12, ds21):
   // those cost a client 40-50 ms more in PMIx_Init (attaching, mapping and locking the
   // segments), ampirun 20-45 ms more to shut down, and 8 MB of files in its directory, for a
@@ -2386,14 +3036,15 @@ int run(int argc, char **argv) {
   // First: forked while ampirun is one thread, and destroyed last, once the rest is removed.
   Cleaner cleaner;
   trace.mark("cleaner forked");
-  MpsDaemon mps(options.mps, options.processes,
-                cleaner); // before plan_job: it may export variables
-  std::vector<ProcessPlan> plans = plan_job(options);
-  check_settings(plans.front().environment);
+  const int local = static_cast<int>(job.plans.size());
+  MpsDaemon mps(options.mps, local, cleaner); // before the environments: it may export variables
+  for (ProcessPlan &plan : job.plans)
+    plan.environment = make_environment(plan.variables);
+  if (!job.plans.empty()) check_settings(job.plans.front().environment);
   keep_launcher_off_gpus();
   // After keep_launcher_off_gpus (hwloc must not load its CUDA plugins here) and before any
   // thread starts; the MPS daemon, started above, is never bound: only the job's processes.
-  ampirun::Bindings bindings(options.bind, options.processes, options.oversubscribe);
+  ampirun::Bindings bindings(options.bind, std::max(local, 1), options.oversubscribe);
   trace.mark("job planned, topology loaded (hwloc)");
   const std::vector<int> inherited_fds = inherited_descriptors();
 
@@ -2401,27 +3052,34 @@ int run(int argc, char **argv) {
   const SignalSetup signals = setup_signals();
   EventQueue events;
   PrivateDir dir(cleaner);
-  PmixServer server(dir.path(), events, options.processes, bindings.topology());
+  PmixServer server(dir.path(), events, job.layout.total(), bindings.topology(), job.nspace,
+                    job.layout);
   trace.mark("PMIx server started");
-  server.register_job();
+  server.register_job(job.layout);
 
   std::vector<ExecImage> images;
-  for (ProcessPlan &plan : plans)
-    images.push_back({path, options.argv, server.register_client(plan.index, plan.environment)});
+  for (ProcessPlan &plan : job.plans)
+    images.push_back(
+        {job.path, options.argv, server.register_client(plan.index, plan.environment)});
   trace.mark("job and clients registered");
+
+  Links links = job.start_links ? job.start_links(signals, inherited_fds) : std::move(job.links);
+  AgentGuard agents(links);
+  if (links.role == Links::head) trace.mark("daemons started on the other hosts");
 
   std::vector<ChildOutput> outputs;
   if (options.tag_output)
-    for (std::size_t p = 0; p < plans.size(); ++p)
+    for (std::size_t p = 0; p < job.plans.size(); ++p)
       outputs.push_back({make_pipe(), make_pipe()});
 
   const SpawnContext ctx{signals, inherited_fds, user_umask,
                          options.wdir.empty() ? nullptr : options.wdir.c_str()};
   std::vector<Child> children;
-  for (std::size_t p = 0; p < plans.size(); ++p) {
-    children.push_back(spawn(static_cast<int>(p), images[p], ctx, children,
-                             options.tag_output ? &outputs[p] : nullptr));
-    server.forked(static_cast<int>(p), children.back().pid);
+  for (std::size_t p = 0; p < job.plans.size(); ++p) {
+    const int index = job.plans[p].index;
+    children.push_back(
+        spawn(index, images[p], ctx, children, options.tag_output ? &outputs[p] : nullptr));
+    server.forked(index, children.back().pid);
     bindings.apply(static_cast<int>(p), children.back().pid);
   }
 
@@ -2429,12 +3087,12 @@ int run(int argc, char **argv) {
   for (std::size_t p = 0; p < outputs.size(); ++p) {
     outputs[p].out.write.reset(); // the children hold the write ends now
     outputs[p].err.write.reset();
-    streams.emplace_back(static_cast<int>(p), std::move(outputs[p].out.read), STDOUT_FILENO);
-    streams.emplace_back(static_cast<int>(p), std::move(outputs[p].err.read), STDERR_FILENO);
+    streams.emplace_back(job.plans[p].index, std::move(outputs[p].out.read), STDOUT_FILENO);
+    streams.emplace_back(job.plans[p].index, std::move(outputs[p].err.read), STDERR_FILENO);
   }
 
   trace.mark("processes forked and bound");
-  if (options.report_bindings) report_bindings(plans, children, options, bindings);
+  if (options.report_bindings) report_bindings(job.plans, children, options, bindings);
 
   int exec_failure = 0;
   for (Child &child : children) {
@@ -2443,24 +3101,33 @@ int run(int argc, char **argv) {
       continue;
     }
     if (const int err = release(child); err != 0) {
-      std::fprintf(stderr, "ampirun: cannot execute '%s': %s\n", path.c_str(), std::strerror(err));
+      std::fprintf(stderr, "ampirun: cannot execute '%s'%s%s: %s\n", job.path.c_str(),
+                   job.host.empty() ? "" : " on ", job.host.c_str(), std::strerror(err));
       exec_failure = err;
     }
   }
   trace.mark("processes released (exec)");
   int status = 0;
   bool clean = true;
+  const Links::Role role = links.role;
+  const int head_link = links.to_head.get();
+  agents.release(); // the job ends the daemons from here on
   {
-    Job job(std::move(children), signals, events, std::move(streams));
-    if (options.timeout_s) job.set_timeout(*options.timeout_s);
+    Job job_run(std::move(children), signals, events, std::move(streams), std::move(links));
+    if (options.timeout_s) job_run.set_timeout(*options.timeout_s);
     if (exec_failure != 0) {
-      job.terminate();
-      job.wait();
+      job_run.fail(kExitExecFailed);
+      job_run.wait();
       status = kExitExecFailed;
     } else {
-      status = job.wait();
+      status = job_run.wait();
     }
-    clean = job.clients_finalized() && !job.refused_any();
+    clean = job_run.clients_finalized() && !job_run.refused_any();
+    if (role == Links::daemon) {
+      ampirun::Packer p;
+      p.i32(status);
+      send_frame(head_link, ampirun::Msg::done, p);
+    }
     trace.mark("processes ended");
   }
   if (!clean) {
@@ -2480,6 +3147,135 @@ int run(int argc, char **argv) {
   return status;
 }
 
+int run(int argc, char **argv) {
+  ampi::settings::StartupTrace trace = startup_trace();
+  trace.mark("main");
+  ensure_standard_descriptors();
+  Options options = parse_command_line(argc, argv);
+  if (trace.on())
+    options.exports.emplace_back("AMPI_DEBUG_STARTUP", std::to_string(trace.origin()));
+  HostJob job;
+  job.path = resolve_program(options.argv.front());
+  scrub_environment();
+  job.layout = make_layout(options);
+  job.plans = plan_job(options, job.layout);
+  if (job.layout.several()) {
+    job.start_links = [&](const SignalSetup &signals, const std::vector<int> &fds) {
+      return start_daemons(options, job.layout, job.path, signals, fds);
+    };
+  }
+  return run_host(options, job, trace);
+}
+
+// Connects to the head: at the address ssh came from (SSH_CONNECTION), else at its host name.
+Fd connect_to_head(const std::string &head_name, int port) {
+  std::string address;
+  if (const char *c = std::getenv("SSH_CONNECTION")) {
+    const std::string_view v(c);
+    address = std::string(v.substr(0, v.find(' ')));
+  }
+  if (address.empty()) address = head_name;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo *found = nullptr;
+  const std::string service = std::to_string(port);
+  if (const int rc = ::getaddrinfo(address.c_str(), service.c_str(), &hints, &found); rc != 0)
+    throw FatalError{"daemon: cannot resolve the head's address '" + address +
+                     "': " + ::gai_strerror(rc)};
+  std::string why = "no address";
+  for (addrinfo *a = found; a; a = a->ai_next) {
+    Fd fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
+    if (!fd) continue;
+    if (::connect(fd.get(), a->ai_addr, a->ai_addrlen) == 0) {
+      ::freeaddrinfo(found);
+      return fd;
+    }
+    why = std::strerror(errno);
+  }
+  ::freeaddrinfo(found);
+  throw FatalError{"daemon: cannot connect to the head at " + address + " port " + service + ": " +
+                   why};
+}
+
+// `ampirun --daemon`: one host's part of a job that a head started through ssh.
+int run_daemon() {
+  ampi::settings::StartupTrace trace; // off: the head traces the start
+  ensure_standard_descriptors();
+  scrub_environment();
+  // The job's description on standard input (one message).
+  ampirun::FrameReader reader;
+  std::optional<std::pair<ampirun::Msg, std::string>> input;
+  while (!input) {
+    char buf[65536];
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw FatalError{"daemon: no job description on the standard input"};
+    reader.append(buf, static_cast<std::size_t>(n));
+    input = reader.next();
+  }
+  Options options;
+  HostJob job;
+  std::string token, head_name;
+  int port = 0;
+  try {
+    ampirun::Unpacker u(input->second);
+    if (u.str() != kDaemonMagic)
+      throw std::runtime_error("not a job description of this version of ampirun");
+    job.nspace = u.str();
+    token = u.str();
+    port = static_cast<int>(u.u32());
+    head_name = u.str();
+    job.layout.self = static_cast<int>(u.u32());
+    job.layout.names = u.strings();
+    for (std::size_t i = 0; i < job.layout.names.size(); ++i) {
+      job.layout.first.push_back(static_cast<int>(u.u32()));
+      job.layout.count.push_back(static_cast<int>(u.u32()));
+    }
+    job.path = u.str();
+    options.argv = u.strings();
+    options.wdir = u.str();
+    const bool wdir_given = u.u8() != 0;
+    options.vps = static_cast<int>(u.u32());
+    options.map = u.str() == "rr" ? MapPolicy::round_robin : MapPolicy::block;
+    options.bind = ampirun::parse_bind_unit(u.str()).value_or(ampirun::BindUnit::none);
+    options.oversubscribe = u.u8() != 0;
+    options.tag_output = u.u8() != 0;
+    options.report_bindings = u.u8() != 0;
+    options.mps = u.str();
+    const std::uint32_t n = u.u32();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      ProcessPlan plan;
+      plan.index = static_cast<int>(u.u32());
+      for (const std::string &r : u.strings())
+        plan.ranks.push_back(std::stoi(r));
+      for (const std::string &v : u.strings()) {
+        const std::size_t eq = v.find('=');
+        plan.variables.emplace_back(v.substr(0, eq),
+                                    eq == std::string::npos ? "" : v.substr(eq + 1));
+      }
+      job.plans.push_back(std::move(plan));
+    }
+    // The head's directory when it exists here; else the home directory (as ssh starts us).
+    struct stat st {};
+    if (!wdir_given && (::stat(options.wdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
+      options.wdir.clear();
+  } catch (const std::exception &e) {
+    throw FatalError{std::string("daemon: bad job description: ") + e.what()};
+  }
+  options.processes = static_cast<int>(job.plans.size());
+  job.host = job.layout.names[static_cast<std::size_t>(job.layout.self)];
+  job.links.role = Links::daemon;
+  job.links.host = job.host;
+  job.links.to_head = connect_to_head(head_name, port);
+  ampirun::Packer hello;
+  hello.str(token);
+  hello.u32(static_cast<std::uint32_t>(job.layout.self));
+  send_frame(job.links.to_head.get(), ampirun::Msg::hello, hello);
+  tune_link(job.links.to_head.get());
+  return run_host(options, job, trace);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -2489,6 +3285,7 @@ int main(int argc, char **argv) {
     if (base == "mpiexec" || base == "mpirun") launcher_name = base;
   }
   try {
+    if (argc == 2 && std::string_view(argv[1]) == "--daemon") return run_daemon();
     return run(argc, argv);
   } catch (const UsageError &e) {
     std::fprintf(stderr, "ampirun: %s\n", e.message.c_str());

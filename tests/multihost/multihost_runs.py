@@ -29,6 +29,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -195,6 +196,99 @@ def special_cases(build, here):
     return out
 
 
+# ampirun across the hosts without Slurm (--host, --hostfile: its daemons started through each
+# host's sshd, AMPI_RSH set by multihost_test.sh): MPI programs over 2 processes per host, failures
+# that must end the job everywhere with the right status and leave nothing running, standard
+# input and output, -x, --tag-output, mpiexec -hostfile, and ^C/SIGTERM/SIGKILL of the head.
+# (name, command after the launcher's path, expect_run.sh checks, TOKEN for no_survivors.sh)
+# In the commands: {hosts2} is "node1:2,...", {hosts1} "node1,...", {hostfile} a file of
+# "nodeI slots=2" lines, {mpi} the MPI test programs' directory, {nhosts} the number of hosts.
+AMPIRUN = [
+    ("p2p_basic", "ampirun --host {hosts2} {mpi}/p2p_basic", ["-s", "0"], None),
+    ("comms.vp8", "ampirun --host {hosts2} --vp {vp8} {mpi}/comms", ["-s", "0"], None),
+    ("rendezvous", "ampirun --host {hosts1} {mpi}/p2p_large_many", ["-s", "0"], None),
+    ("split_type", "ampirun --host {hosts2} --vp {vp8} {build}/tests/multihost/mh_hosts",
+     ["-s", "0"], None),
+    # The collectives under mpiexec only (18 s a run on the loaded VM: once is enough).
+    ("mpiexec_hostfile", "mpiexec -hostfile {hostfile} -n {np2} {mpi}/collectives",
+     ["-s", "0"], None),
+    ("crash", "ampirun --host {hosts2} --vp {vp8} {mpi}/failure_modes crash mh-a-crash",
+     ["-s", "139", "-e", r"^ampi: rank [0-9]+ \(world\) of process [0-9]+ \(pid [0-9]+\) crashed: SIGSEGV",
+      "-e", r"^ampirun: process {lastp} \(pid [0-9]+\) killed by signal SIGSEGV", "-E", "NOT REACHED"],
+     "mh-a-crash"),
+    ("abort", "ampirun --host {hosts2} --vp {vp8} {mpi}/failure_modes abort mh-a-abort",
+     ["-s", "9", "-e", r"rank [0-9]+ called MPI_Abort\(MPI_COMM_WORLD, 9\)", "-E", "NOT REACHED"],
+     "mh-a-abort"),
+    ("exit_status", "ampirun --host {hosts2} --vp {vp8} {mpi}/failure_modes exit mh-a-exit",
+     ["-s", "5", "-e", r"called exit\(5\) between MPI_Init and MPI_Finalize"], "mh-a-exit"),
+    ("deadlock", "ampirun --host {hosts2} --vp {vp8} {mpi}/failure_modes deadlock mh-a-deadlock",
+     ["-S", "-e", "deadlock", "-e", r"rank [0-9]+: blocked in MPI_Recv", "-E", "NOT REACHED"],
+     "mh-a-deadlock"),
+    # Process 0 (on node1) reads the standard input; every process's output reaches the head;
+    # -x and the settings reach the other hosts.
+    ("stdin_stdout_env",
+     "sh -c 'printf \"first\\nsecond\\n\" | \"$0\" \"$@\"' env AMPI_VERBOSE=0 {bin}/ampirun "
+     "--host {hosts1} -x MH_X=yes "
+     "sh -c 'read -r line; echo \"$OMPI_COMM_WORLD_RANK/$OMPI_COMM_WORLD_SIZE on $(hostname) "
+     "local $OMPI_COMM_WORLD_LOCAL_RANK/$OMPI_COMM_WORLD_LOCAL_SIZE got [$line] x=$MH_X "
+     "verbose=$AMPI_VERBOSE\"'",
+     ["-s", "0", "-o", r"^0/{nhosts} on node1 local 0/1 got \[first\] x=yes verbose=0$",
+      "-o", r"^{last}/{nhosts} on node{nhosts} local 0/1 got \[\] x=yes verbose=0$"], None),
+    ("tag_output", "ampirun --host {hosts1} --tag-output sh -c 'echo on $(hostname); echo err >&2'",
+     ["-s", "0", "-o", r"^\[0\] on node1$", "-o", r"^\[{last}\] on node{nhosts}$",
+      "-e", r"^\[{last}\] err$"], None),
+    ("remote_exit_status", "ampirun --host {hosts1} sh -c '[ $OMPI_COMM_WORLD_RANK = {last} ] && exit 7; "
+     "exec sleep 30' mh-a-rexit",
+     ["-s", "7", "-e", r"^ampirun: process {last} \(pid [0-9]+\) exited with status 7$"],
+     "mh-a-rexit"),
+    ("program_missing_remotely", "ampirun --host {hosts1} {tmp}/only_on_node1 mh-a-missing",
+     ["-s", "127", "-e", r"^ampirun: cannot execute '.*only_on_node1' on node{nhosts}"], "mh-a-missing"),
+    # The head ended by a signal: every host's processes end with it.
+    ("sigterm_head", "sh {here}/ampirun_signal.sh TERM 143 {bin}/ampirun --host {hosts2} "
+     "{mpi}/failure_modes hang mh-a-term", ["-s", "0"], "mh-a-term"),
+    ("sigint_head", "sh {here}/ampirun_signal.sh INT 130 {bin}/ampirun --host {hosts2} "
+     "{mpi}/failure_modes hang mh-a-int", ["-s", "0"], "mh-a-int"),
+    ("sigkill_head", "sh {here}/ampirun_signal.sh KILL 137 {bin}/ampirun --host {hosts2} "
+     "{mpi}/failure_modes hang mh-a-kill", ["-s", "0"], "mh-a-kill"),
+]
+
+
+def ampirun_runs(build, here, tmp, nhosts, first_index):
+    """The runs of AMPIRUN, or none when the hosts have no sshd (AMPI_MULTIHOST_SSH=0)."""
+    if os.environ.get("AMPI_MULTIHOST_SSH") != "1":
+        return []
+    hostfile = os.path.join(tmp, "hostfile")
+    with open(hostfile, "w") as f:
+        f.write("# tests/multihost: every simulated host, 2 slots\n")
+        f.writelines(f"node{i} slots=2\n" for i in range(1, nhosts + 1))
+    # A program that exists on node1 only (this script runs there): TMPDIR/tmp is private to
+    # each host (multihost_test.sh's on_host mounts its own there).
+    only_here = os.path.join(tmp, "tmp", "only_on_node1")
+    with open(only_here, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 30\n")
+    os.chmod(only_here, 0o755)
+    subst = {"hosts2": ",".join(f"node{i}:2" for i in range(1, nhosts + 1)),
+             "hosts1": ",".join(f"node{i}" for i in range(1, nhosts + 1)),
+             "hostfile": hostfile, "mpi": os.path.join(build, "tests", "mpi"), "build": build,
+             "bin": os.path.join(build, "bin"), "here": here, "tmp": os.path.join(tmp, "tmp"), "nhosts": nhosts,
+             "np2": 2 * nhosts, "vp8": 4 * nhosts, "last": nhosts - 1,
+             "lastp": 2 * nhosts - 1}
+    out = []
+    for name, command, checks, token in AMPIRUN:
+        words = shlex.split(command.format(**subst))
+        if words[0] in ("ampirun", "mpiexec"):
+            words[0] = os.path.join(build, "bin", words[0])
+        checks = [c.format(**subst) for c in checks]
+        wrapper = ["/bin/sh", os.path.join(here, "..", "mpi", "expect_run.sh")]
+        if token:
+            wrapper = ["/bin/sh", os.path.join(here, "..", "mpi", "no_survivors.sh"), token]
+        out.append({"test": f"ampirun_hosts.{name}", "name": f"ampirun_hosts.{name}",
+                    "command": wrapper + checks + ["--"] + words, "env": {}, "vp": None,
+                    "pass_re": [], "fail_re": [], "timeout": 60.0, "exact": True,
+                    "index": first_index + len(out)})
+    return out
+
+
 def runs(cases, nhosts):
     """The srun runs, one per distinct program/arguments/environment/checks and layout."""
     seen, out = set(), []
@@ -228,8 +322,8 @@ def run_one(r, nhosts, cluster, deadline):
     job = f"mh{r['index']}"
     minutes = int(r["timeout"] // 60) + 2  # Slurm ends the job itself if everything else fails
     srun = ["srun", "--mpi=pmix", "-J", job, f"--time={minutes}", "-N", str(nhosts),
-            "-n", str(r["tasks"])]
-    cmd = r["wrapper"] + srun + r["program"]
+            "-n", str(r.get("tasks", 0))]
+    cmd = r["command"] if "command" in r else r["wrapper"] + srun + r["program"]
     env = dict(os.environ)
     env.update(r["env"])
     env.pop("AMPI_VP", None)
@@ -310,6 +404,7 @@ def main():
     cases = [c for c in (parse(t) for t in ctest_tests(build)) if c]
     cases += special_cases(build, os.path.dirname(os.path.abspath(__file__)))
     todo = runs(cases, nhosts)
+    todo += ampirun_runs(build, os.path.dirname(os.path.abspath(__file__)), tmp, nhosts, len(todo))
     if only:
         todo = [r for r in todo if re.search(only, r["name"])]
     total = len(todo)

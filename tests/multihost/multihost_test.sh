@@ -6,11 +6,13 @@
 # hosts: no shared memory, no CMA, no CUDA IPC between them; UCX goes over TCP on the veth pair).
 # A private Slurm cluster runs on them (one munged, slurmctld on node1, one slurmd per host), and
 # multihost_runs.py starts every MPI test program of BUILD_DIR with `srun --mpi=pmix -N NHOSTS`,
-# plus the cases that only another host exercises. Only the namespaces, links and addresses this
+# plus the cases that only another host exercises. Then ampirun itself across the hosts, without
+# Slurm: one sshd per host (sshd_hosts.sh) and `ampirun --host` / `mpiexec -hostfile` cases. Only the namespaces, links and addresses this
 # script creates are used, and everything stops by itself (also on failure or interruption): the
 # namespaces are deleted, which removes their links, and the temp dir goes.
 # Needs root, iproute2, util-linux's unshare, Debian's slurm-wlm and munge (installed with apt-get
-# when missing). Exit status: 0 all passed, 1 a check failed, 2 usage, 77 skipped (the reason is
+# when missing), and openssh-server for the ampirun cases (installed when missing; left out with a
+# note if it cannot be). Exit status: 0 all passed, 1 a check failed, 2 usage, 77 skipped (the reason is
 # printed). AMPI_MULTIHOST_KEEP=1 keeps the temp dir (logs); AMPI_MULTIHOST_ONLY=REGEX runs only
 # the matching cases; AMPI_MULTIHOST_COMMAND="CMD" runs CMD (sh -c, on node1, SLURM_CONF set)
 # instead of the test runs, e.g. a benchmark (bench/multihost_compare.sh).
@@ -116,6 +118,7 @@ cleanup() {
       tail -n 25 "$f"
     done
   fi
+  stop_sshds
   for i in $(seq "$nhosts"); do stop "$T/run/slurmd-node$i.pid:slurmd"; done
   stop "$T/run/slurmctld.pid:slurmctld"
   # Whatever still runs inside our namespaces (slurmstepd, tasks, an srun) ends with them.
@@ -134,6 +137,8 @@ cleanup() {
   say "stopped the cluster and removed the namespaces in $(($(now_ms) - t0)) ms"
   exit "$rc"
 }
+# One sshd per host, for the runs of ampirun --host (start_sshds, stop_sshds).
+. "$here/sshd_hosts.sh"
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -297,6 +302,15 @@ done
 on_host 1 timeout 60 srun -N "$nhosts" -n "$nhosts" true </dev/null >/dev/null 2>&1 ||
   fail_setup "a first job over the $nhosts hosts failed"
 say "cluster up in $(($(now_ms) - setup_start)) ms: $nhosts hosts node1..node$nhosts (10.77.0.1..$nhosts), $T"
+# ampirun --host starts its daemons through ssh: the runs include its cases when every host's
+# sshd answers (AMPI_MULTIHOST_SSH=1).
+ssh_start=$(now_ms)
+if start_sshds; then
+  export AMPI_MULTIHOST_SSH=1
+  say "sshd up on the $nhosts hosts in $(($(now_ms) - ssh_start)) ms (AMPI_RSH=$AMPI_RSH)"
+else
+  export AMPI_MULTIHOST_SSH=0
+fi
 
 # ---- the runs (multihost_runs.py) --------------------------------------------------------------
 # On node1, as a user on a login node would: each case is a job of its own (srun), several at a
