@@ -1,6 +1,7 @@
 // src/datatype/layout.cpp — building derived datatypes: the constructors flatten their inputs into
-// one element's merged block list and compute size, bounds, true bounds and the predefined type
-// the data is made of; the element counting of MPI_Get_elements; the per-rank handle table.
+// one element's compact Layout (nested repeats, never expanded by a count) and compute size,
+// bounds, true bounds and the predefined type the data is made of; the element counting of
+// MPI_Get_elements; the per-rank handle table.
 #include "datatype/layout.hpp"
 
 #include "datatype/datatype.hpp"
@@ -37,9 +38,94 @@ namespace {
 
 constexpr MPI_Datatype kUnset = static_cast<MPI_Datatype>(0);
 
-// Accumulates the blocks and bounds of a new type from copies of its inputs.
+// The pieces of a layout being built, merged as they come: adjacent runs become one, equal runs
+// (or equal children) at a fixed distance one strided piece, so that loops over a constructor's
+// arrays (hindexed with regular displacements, a darray's runs) stay compact too.
+struct Pieces {
+  std::vector<Piece> v;
+
+  void push(Piece p) {
+    if (!p.count || !p.len) return;
+    if (p.count == 1) {
+      p.stride = 0;
+    } else if (!p.child && p.stride == static_cast<std::ptrdiff_t>(p.len)) { // the copies touch
+      p.len *= p.count;
+      p.count = 1;
+      p.stride = 0;
+    }
+    if (!v.empty() && p.count == 1) {
+      Piece &last = v.back();
+      if (!p.child && !last.child && last.count == 1 &&
+          last.disp + static_cast<std::ptrdiff_t>(last.len) == p.disp) {
+        last.len += p.len;
+        return;
+      }
+      if (last.child == p.child && last.len == p.len) {
+        if (last.count == 1) {
+          last.stride = p.disp - last.disp;
+          last.count = 2;
+          return;
+        }
+        if (p.disp == last.disp + static_cast<std::ptrdiff_t>(last.count) * last.stride) {
+          ++last.count;
+          return;
+        }
+      }
+    }
+    v.push_back(std::move(p));
+  }
+
+  void shifted(const std::vector<Piece> &from, std::ptrdiff_t by) {
+    for (const Piece &p : from) {
+      Piece q = p;
+      q.disp += by;
+      push(std::move(q));
+    }
+  }
+};
+
+std::shared_ptr<Layout> make_layout(std::vector<Piece> pieces) {
+  auto l = std::make_shared<Layout>();
+  l->pieces = std::move(pieces);
+  l->pieces.shrink_to_fit();
+  l->prefix.resize(l->pieces.size() + 1);
+  std::size_t acc = 0;
+  unsigned depth = 0;
+  for (std::size_t i = 0; i < l->pieces.size(); ++i) {
+    const Piece &p = l->pieces[i];
+    l->prefix[i] = acc;
+    acc += p.count * p.len;
+    if (p.child) depth = std::max(depth, p.child->depth);
+  }
+  l->prefix.back() = acc;
+  l->depth = depth + 1;
+  return l;
+}
+
+// The layout an Input refers to, shared (predefined layouts live as long as the process).
+std::shared_ptr<const Layout> shared_layout(const Input &in) {
+  if (in.derived) return in.derived->layout;
+  return std::shared_ptr<const Layout>(std::shared_ptr<void>(), in.layout);
+}
+
+// Whether `count` elements of `t` are exactly the size * count bytes at buf + true_lb.
+bool is_contiguous(const Type &t, const Layout &l) {
+  if (!t.size) return true;
+  if (l.pieces.size() != 1) return false;
+  const Piece &p = l.pieces[0];
+  return !p.child && p.count == 1 && p.len == t.size &&
+         t.extent == static_cast<std::ptrdiff_t>(t.size);
+}
+
+std::size_t times(std::size_t a, std::size_t b, bool *ok) {
+  std::size_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) *ok = false;
+  return r;
+}
+
+// Accumulates the pieces and bounds of a new type from copies of its inputs.
 struct Builder {
-  std::vector<Block> blocks;
+  Pieces pieces;
   std::size_t size = 0;
   std::ptrdiff_t lb = std::numeric_limits<std::ptrdiff_t>::max();
   std::ptrdiff_t ub = std::numeric_limits<std::ptrdiff_t>::min();
@@ -50,62 +136,89 @@ struct Builder {
   std::size_t align = 1;
   bool explicit_bounds = false;
 
-  bool overflow = false; // past kMaxBlocks: no more blocks are kept (see Layout::overflow)
-
-  void push(std::ptrdiff_t disp, std::size_t len) {
-    if (!len || overflow) return;
-    if (!blocks.empty()) {
-      Block &last = blocks.back();
-      if (last.disp + static_cast<std::ptrdiff_t>(last.len) == disp) {
-        last.len += len;
-        return;
-      }
-    }
-    if (blocks.size() == kMaxBlocks) {
-      overflow = true;
-      blocks = {};
-      return;
-    }
-    blocks.push_back({disp, len});
-  }
-
-  // `n` copies of `old`, the k-th at disp + k * old.extent.
-  void add(const Input &old, std::ptrdiff_t disp, std::size_t n) {
-    if (!n) return;
+  // A block of `n` copies of `old` one extent apart, repeated `reps` times `rstride` bytes apart
+  // (a vector in one call: no loop over its count); the first copy at `disp`.
+  void add(const Input &old, std::ptrdiff_t disp, std::size_t n, std::size_t reps = 1,
+           std::ptrdiff_t rstride = 0) {
+    if (!n || !reps) return;
     const Type &t = *old.type;
+    // The copies lie on a grid; its corners hold the extreme bounds.
     const auto last = static_cast<std::ptrdiff_t>(n - 1) * t.extent;
-    lb = std::min({lb, disp + t.lb, disp + last + t.lb});
-    ub = std::max({ub, disp + t.lb + t.extent, disp + last + t.lb + t.extent});
+    const auto rlast = static_cast<std::ptrdiff_t>(reps - 1) * rstride;
+    const std::ptrdiff_t down =
+        std::min<std::ptrdiff_t>(0, last) + std::min<std::ptrdiff_t>(0, rlast);
+    const std::ptrdiff_t up =
+        std::max<std::ptrdiff_t>(0, last) + std::max<std::ptrdiff_t>(0, rlast);
+    lb = std::min(lb, disp + t.lb + down);
+    ub = std::max(ub, disp + t.lb + t.extent + up);
     explicit_bounds = explicit_bounds || old.explicit_bounds;
     align = std::max(align, old.align);
-    elements += n * old.elements;
+    elements += n * reps * old.elements;
     if (!t.size) return;
-    tlb = std::min({tlb, disp + t.true_lb, disp + last + t.true_lb});
-    tub =
-        std::max({tub, disp + t.true_lb + t.true_extent, disp + last + t.true_lb + t.true_extent});
-    size += n * t.size;
+    tlb = std::min(tlb, disp + t.true_lb + down);
+    tub = std::max(tub, disp + t.true_lb + t.true_extent + up);
+    size += n * reps * t.size;
     if (basic == kUnset)
       basic = t.basic;
     else if (basic != t.basic)
       basic = MPI_DATATYPE_NULL;
-    const std::vector<Block> &ob = old.layout->blocks;
-    overflow = overflow || old.layout->overflow;
-    if (overflow) return;
-    if (ob.size() == 1 && static_cast<std::ptrdiff_t>(ob[0].len) == t.extent) {
-      push(disp + ob[0].disp, n * ob[0].len); // dense: the copies touch
+    Pieces block = copies(old, n);
+    repeat(std::move(block), disp, reps, rstride, n * t.size);
+  }
+
+  // `n` copies of `old` at 0, old.extent, ...
+  static Pieces copies(const Input &old, std::size_t n) {
+    const Layout &l = *old.layout;
+    const std::ptrdiff_t ext = old.type->extent;
+    Pieces out;
+    if (n * l.pieces.size() <= kInlinePieces) {
+      for (std::size_t k = 0; k < n; ++k)
+        out.shifted(l.pieces, static_cast<std::ptrdiff_t>(k) * ext);
+      return out;
+    }
+    if (l.pieces.size() == 1) {
+      const Piece &p = l.pieces[0];
+      bool ok = true;
+      if (p.count == 1) {
+        out.push({p.disp, n, ext, p.len, p.child});
+        return out;
+      }
+      // A strided piece whose pattern runs on into the next copy: one longer piece.
+      const std::size_t c = times(p.count, n, &ok);
+      if (ok && static_cast<std::ptrdiff_t>(p.count) * p.stride == ext) {
+        out.push({p.disp, c, p.stride, p.len, p.child});
+        return out;
+      }
+    }
+    out.push({0, n, ext, old.type->size, shared_layout(old)});
+    return out;
+  }
+
+  void repeat(Pieces block, std::ptrdiff_t disp, std::size_t reps, std::ptrdiff_t rstride,
+              std::size_t bytes) {
+    if (reps == 1) {
+      pieces.shifted(block.v, disp);
       return;
     }
-    if (blocks.size() + n * ob.size() > kMaxBlocks) { // no half-built lists of a billion blocks
-      overflow = true;
-      blocks = {};
+    if (reps * block.v.size() <= kInlinePieces) {
+      for (std::size_t r = 0; r < reps; ++r)
+        pieces.shifted(block.v, disp + static_cast<std::ptrdiff_t>(r) * rstride);
       return;
     }
-    blocks.reserve(blocks.size() + n * ob.size());
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::ptrdiff_t base = disp + static_cast<std::ptrdiff_t>(k) * t.extent;
-      for (const Block &b : ob)
-        push(base + b.disp, b.len);
+    if (block.v.size() == 1) {
+      const Piece &p = block.v[0];
+      if (p.count == 1) {
+        pieces.push({disp + p.disp, reps, rstride, p.len, p.child});
+        return;
+      }
+      bool ok = true;
+      const std::size_t c = times(p.count, reps, &ok);
+      if (ok && static_cast<std::ptrdiff_t>(p.count) * p.stride == rstride) {
+        pieces.push({disp + p.disp, c, p.stride, p.len, p.child});
+        return;
+      }
     }
+    pieces.push({disp, reps, rstride, bytes, make_layout(std::move(block.v))});
   }
 
   std::shared_ptr<Derived> finish(int combiner, bool pad_to_alignment = false) {
@@ -126,20 +239,8 @@ struct Builder {
     t.basic_count = 0;
     if (t.basic != MPI_DATATYPE_NULL) t.basic_count = size / predefined(t.basic)->size;
     t.committed = false;
-    auto layout = std::make_shared<Layout>();
-    layout->overflow = overflow;
-    layout->blocks = std::move(blocks);
-    layout->blocks.shrink_to_fit();
-    layout->prefix.resize(layout->blocks.size() + 1);
-    std::size_t acc = 0;
-    for (std::size_t i = 0; i < layout->blocks.size(); ++i) {
-      layout->prefix[i] = acc;
-      acc += layout->blocks[i].len;
-    }
-    layout->prefix.back() = acc;
-    t.contiguous =
-        size == 0 || (!overflow && layout->blocks.size() == 1 && layout->blocks[0].len == size &&
-                      t.extent == static_cast<std::ptrdiff_t>(size));
+    std::shared_ptr<const Layout> layout = make_layout(std::move(pieces.v));
+    t.contiguous = is_contiguous(t, *layout);
     t.layout = t.contiguous ? nullptr : layout;
     d->layout = std::move(layout);
     d->combiner = combiner;
@@ -168,8 +269,7 @@ std::shared_ptr<Derived> make_contiguous(int count, const Input &old) {
 
 std::shared_ptr<Derived> make_hvector(int count, int blocklen, MPI_Aint stride, const Input &old) {
   Builder b;
-  for (int i = 0; i < count; ++i)
-    b.add(old, static_cast<std::ptrdiff_t>(i) * stride, static_cast<std::size_t>(blocklen));
+  b.add(old, 0, static_cast<std::size_t>(blocklen), static_cast<std::size_t>(count), stride);
   auto d = b.finish(MPI_COMBINER_HVECTOR);
   d->ints = {count, blocklen};
   d->aints = {stride};
@@ -211,9 +311,7 @@ std::shared_ptr<Derived> make_resized(const Input &old, MPI_Aint lb, MPI_Aint ex
   Type &t = d->type;
   t.lb = lb;
   t.extent = extent;
-  t.contiguous =
-      t.size == 0 || (d->layout->blocks.size() == 1 && d->layout->blocks[0].len == t.size &&
-                      t.extent == static_cast<std::ptrdiff_t>(t.size));
+  t.contiguous = is_contiguous(t, *d->layout);
   t.layout = t.contiguous ? nullptr : d->layout;
   d->explicit_bounds = true;
   d->aints = {lb, extent};
@@ -245,48 +343,51 @@ std::shared_ptr<Derived> make_dup(const Input &old) {
 namespace {
 
 // A Cartesian selection of an array of `old`: per dimension the selected indices in increasing
-// order. Walks it in array order (C: the last dimension fastest) with runs of the fastest one,
-// as subarray and darray types lay out their data. Extent: the whole array, lb 0.
+// order. Lays out its data in array order (C: the last dimension fastest) as nested repeats: each
+// dimension, from the fastest outwards, repeats the one inside it over its runs of consecutive
+// indices, so the layout holds one piece per run and dimension (not one per selected row).
+// Extent: the whole array, lb 0.
 std::shared_ptr<Derived> make_selection(int combiner, const std::vector<int> &sizes,
                                         const std::vector<std::vector<int>> &picked, int order,
                                         const Input &old) {
   const int ndims = static_cast<int>(sizes.size());
-  const std::ptrdiff_t ext = old.type->extent;
-  auto dim = [&](int k) { return order == MPI_ORDER_C ? ndims - 1 - k : k; };
-  // Runs of consecutive indices of the fastest dimension.
-  std::vector<std::pair<int, int>> runs;
-  for (int i : picked[static_cast<std::size_t>(dim(0))]) {
-    if (!runs.empty() && runs.back().first + runs.back().second == i)
-      ++runs.back().second;
-    else
-      runs.push_back({i, 1});
-  }
-  // Offsets of the selected rows, built up from the second-fastest dimension outwards.
-  std::vector<std::ptrdiff_t> rows{0};
-  std::ptrdiff_t stride = ext * sizes[static_cast<std::size_t>(dim(0))];
-  std::size_t copies = picked[static_cast<std::size_t>(dim(0))].size();
-  for (int k = 1; k < ndims; ++k) {
-    const auto &sel = picked[static_cast<std::size_t>(dim(k))];
-    std::vector<std::ptrdiff_t> next;
-    next.reserve(rows.size() * sel.size());
-    for (int i : sel)
-      for (std::ptrdiff_t r : rows)
-        next.push_back(r + static_cast<std::ptrdiff_t>(i) * stride);
-    rows = std::move(next);
-    stride *= sizes[static_cast<std::size_t>(dim(k))];
+  auto dim = [&](int k) {
+    return static_cast<std::size_t>(order == MPI_ORDER_C ? ndims - 1 - k : k);
+  };
+  auto runs_of = [](const std::vector<int> &sel) {
+    std::vector<std::pair<int, int>> runs; // (first index, length)
+    for (int i : sel) {
+      if (!runs.empty() && runs.back().first + runs.back().second == i)
+        ++runs.back().second;
+      else
+        runs.push_back({i, 1});
+    }
+    return runs;
+  };
+  std::ptrdiff_t stride = old.type->extent; // of one index of dimension k
+  std::size_t copies = 1;
+  Input level = old;
+  std::shared_ptr<Derived> d;
+  for (int k = 0; k < ndims; ++k) {
+    const auto &sel = picked[dim(k)];
+    Builder b;
+    for (const auto &[start, len] : runs_of(sel)) {
+      if (k == 0)
+        b.add(level, static_cast<std::ptrdiff_t>(start) * stride, static_cast<std::size_t>(len));
+      else
+        b.add(level, static_cast<std::ptrdiff_t>(start) * stride, 1, static_cast<std::size_t>(len),
+              stride);
+    }
+    d = b.finish(combiner);
     copies *= sel.size();
+    stride *= sizes[dim(k)];
+    if (k + 1 < ndims) level = derived_input(MPI_DATATYPE_NULL, d);
   }
-  Builder b;
-  for (std::ptrdiff_t r : rows)
-    for (const auto &[start, len] : runs)
-      b.add(old, r + static_cast<std::ptrdiff_t>(start) * ext, static_cast<std::size_t>(len));
-  auto d = b.finish(combiner);
+  if (!d) d = Builder{}.finish(combiner);
   Type &t = d->type;
   t.lb = 0;
   t.extent = stride; // ext times every size
-  t.contiguous =
-      t.size == 0 || (d->layout->blocks.size() == 1 && d->layout->blocks[0].len == t.size &&
-                      t.extent == static_cast<std::ptrdiff_t>(t.size));
+  t.contiguous = is_contiguous(t, *d->layout);
   t.layout = t.contiguous ? nullptr : d->layout;
   d->explicit_bounds = true;
   d->copies = copies;

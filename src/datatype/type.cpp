@@ -1,7 +1,7 @@
 // src/datatype/type.cpp — the Type records and layouts of the predefined datatypes (the padded
 // value-index pairs, e.g. MPI_SHORT_INT: 2-byte value, 2 padding bytes, 4-byte index, pack to
-// their data bytes only), and packing in pieces: contiguous types in one copy, others through
-// their Layout (prefix sums find the block a piece starts in; then a cursor walks the blocks).
+// their data bytes only), and packing in pieces: contiguous types in one copy, others by walking
+// their Layout's runs (layout.hpp: for_each_run), which never expands the type.
 #include "datatype/type.hpp"
 
 #include "copy/copy.hpp"
@@ -52,21 +52,22 @@ PredefinedSet make_predefined() {
     const PredefinedShape &s = kShapes[i];
     Type &t = set.types[i];
     auto layout = std::make_shared<Layout>();
-    layout->blocks.push_back({0, s.value_size});
+    layout->pieces.push_back({0, 1, 0, s.value_size, nullptr});
     if (s.index_size) {
       if (s.index_offset == s.value_size)
-        layout->blocks[0].len += s.index_size;
+        layout->pieces[0].len += s.index_size;
       else
-        layout->blocks.push_back({static_cast<std::ptrdiff_t>(s.index_offset), s.index_size});
+        layout->pieces.push_back(
+            {static_cast<std::ptrdiff_t>(s.index_offset), 1, 0, s.index_size, nullptr});
     }
     layout->prefix = {0};
-    for (const Block &blk : layout->blocks)
-      layout->prefix.push_back(layout->prefix.back() + blk.len);
+    for (const Piece &p : layout->pieces)
+      layout->prefix.push_back(layout->prefix.back() + p.len);
     t.size = b.size;
     t.extent = static_cast<std::ptrdiff_t>(b.extent);
-    const Block &last = layout->blocks.back();
+    const Piece &last = layout->pieces.back();
     t.true_extent = last.disp + static_cast<std::ptrdiff_t>(last.len);
-    t.contiguous = layout->blocks.size() == 1 && b.size == b.extent;
+    t.contiguous = layout->pieces.size() == 1 && b.size == b.extent;
     t.basic = static_cast<MPI_Datatype>(kBuiltinKind | i);
     t.basic_count = 1;
     if (!t.contiguous) t.layout = layout;
@@ -79,43 +80,6 @@ const PredefinedSet kPredefined = make_predefined();
 
 unsigned index_of(MPI_Datatype t) noexcept {
   return static_cast<unsigned>(t) ^ static_cast<unsigned>(kBuiltinKind);
-}
-
-// Copies between the packed form [offset, offset + len) and `count` elements at `buf`.
-template <bool Pack>
-std::size_t copy_layout(const Type &t, const Layout &l, std::byte *buf, std::size_t count,
-                        std::size_t offset, std::byte *packed, std::size_t len) {
-  const std::size_t total = t.size * count;
-  if (offset >= total) return 0;
-  len = std::min(len, total - offset);
-  std::size_t elem = offset / t.size;
-  const std::size_t in = offset % t.size;
-  const std::size_t nblocks = l.blocks.size();
-  // The block that holds packed byte `in`: the last prefix <= in.
-  std::size_t i =
-      static_cast<std::size_t>(std::upper_bound(l.prefix.begin(), l.prefix.end() - 1, in) -
-                               l.prefix.begin()) -
-      1;
-  std::size_t within = in - l.prefix[i];
-  std::size_t done = 0;
-  std::byte *base = buf + static_cast<std::ptrdiff_t>(elem) * t.extent;
-  while (done < len) {
-    const Block &b = l.blocks[i];
-    const std::size_t n = std::min(b.len - within, len - done);
-    std::byte *mem = base + b.disp + static_cast<std::ptrdiff_t>(within);
-    if constexpr (Pack)
-      copy::copy(packed + done, mem, n);
-    else
-      copy::copy(mem, packed + done, n);
-    done += n;
-    within = 0;
-    if (++i == nblocks) {
-      i = 0;
-      ++elem;
-      base += t.extent;
-    }
-  }
-  return done;
 }
 
 } // namespace
@@ -141,31 +105,54 @@ std::size_t predefined_align(MPI_Datatype t) noexcept {
   return i >= 1 && i < static_cast<unsigned>(kBuiltinCount) ? kShapes[i].align : 1;
 }
 
+namespace {
+
+// One run of a walk: the sizes of single predefined elements (a vector of bytes, ints or doubles
+// walks runs of 1, 4 or 8 bytes, 2^30 of them for the largest types) are copied inline instead
+// of through memcpy's call.
+[[gnu::always_inline]] inline void copy_run(std::byte *dst, const std::byte *src,
+                                            std::size_t n) noexcept {
+  switch (n) {
+  case 1:
+    *dst = *src;
+    return;
+  case 2:
+    std::memcpy(dst, src, 2);
+    return;
+  case 4:
+    std::memcpy(dst, src, 4);
+    return;
+  case 8:
+    std::memcpy(dst, src, 8);
+    return;
+  case 16:
+    std::memcpy(dst, src, 16);
+    return;
+  default:
+    copy::copy(dst, src, n);
+  }
+}
+
+} // namespace
+
 std::size_t pack(const Type &t, const void *buf, std::size_t count, std::size_t offset, void *out,
                  std::size_t len) {
-  const std::size_t total = t.size * count;
-  if (offset >= total) return 0;
-  len = std::min(len, total - offset);
-  if (t.contiguous) {
-    copy::copy(out, static_cast<const char *>(data_start(t, buf)) + offset, len);
-    return len;
-  }
-  return copy_layout<true>(t, *t.layout,
-                           const_cast<std::byte *>(static_cast<const std::byte *>(buf)), count,
-                           offset, static_cast<std::byte *>(out), len);
+  const auto *from = static_cast<const std::byte *>(buf);
+  auto *to = static_cast<std::byte *>(out);
+  return for_each_run(t, count, offset, len, [&](std::ptrdiff_t disp, std::size_t n) {
+    copy_run(to, from + disp, n);
+    to += n;
+  });
 }
 
 std::size_t unpack(const Type &t, const void *in, std::size_t len, std::size_t offset, void *buf,
                    std::size_t count) {
-  const std::size_t total = t.size * count;
-  if (offset >= total) return 0;
-  len = std::min(len, total - offset);
-  if (t.contiguous) {
-    copy::copy(static_cast<char *>(data_start(t, buf)) + offset, in, len);
-    return len;
-  }
-  return copy_layout<false>(t, *t.layout, static_cast<std::byte *>(buf), count, offset,
-                            const_cast<std::byte *>(static_cast<const std::byte *>(in)), len);
+  const auto *from = static_cast<const std::byte *>(in);
+  auto *to = static_cast<std::byte *>(buf);
+  return for_each_run(t, count, offset, len, [&](std::ptrdiff_t disp, std::size_t n) {
+    copy_run(to + disp, from, n);
+    from += n;
+  });
 }
 
 } // namespace ampi::datatype

@@ -30,13 +30,6 @@ const datatype::Type *ampi::mpi::find_derived_type(Rank &self, MPI_Datatype t, M
                  d->name.empty() ? "" : " ", d->name.c_str());
     return nullptr;
   }
-  if (d->layout && d->layout->overflow) [[unlikely]] {
-    *err = raise(comm, MPI_ERR_TYPE, fn,
-                 "datatype%s%s has more than %zu separate blocks per element; ampi keeps its "
-                 "size and bounds but cannot move its data",
-                 d->name.empty() ? "" : " ", d->name.c_str(), datatype::kMaxBlocks);
-    return nullptr;
-  }
   return &d->type;
 }
 
@@ -904,7 +897,11 @@ extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datat
   MPI_Datatype t = MPI_DATATYPE_NULL;
   switch (typeclass) {
   case MPI_TYPECLASS_REAL:
-    t = size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8 : MPI_DATATYPE_NULL;
+    // 16 bytes: long double (x86-64's 80-bit type in 16 bytes), as ampi has no MPI_REAL16.
+    t = size == 4    ? MPI_REAL4
+        : size == 8  ? MPI_REAL8
+        : size == 16 ? MPI_LONG_DOUBLE
+                     : MPI_DATATYPE_NULL;
     break;
   case MPI_TYPECLASS_INTEGER:
     t = size == 1   ? MPI_INTEGER1
@@ -914,7 +911,10 @@ extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datat
                     : MPI_DATATYPE_NULL;
     break;
   case MPI_TYPECLASS_COMPLEX:
-    t = size == 8 ? MPI_COMPLEX : size == 16 ? MPI_DOUBLE_COMPLEX : MPI_DATATYPE_NULL;
+    t = size == 8    ? MPI_COMPLEX
+        : size == 16 ? MPI_DOUBLE_COMPLEX
+        : size == 32 ? MPI_C_LONG_DOUBLE_COMPLEX
+                     : MPI_DATATYPE_NULL;
     break;
   default:
     return raise(kWorld, MPI_ERR_ARG, fn,

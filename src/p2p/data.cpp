@@ -48,34 +48,27 @@ void store_runs(const datatype::Type &t, std::size_t count, const std::byte *as_
   const std::size_t total = t.size * count;
   if (offset >= total || len == 0) return;
   const std::size_t end = std::min(total, offset + std::min(len, total - offset));
+  // The runs of [offset, end), written a bounded batch at a time (adjacent runs merged), so that
+  // a type of 10^9 blocks needs no list of them.
+  constexpr std::size_t kBatch = 4096;
   std::vector<gpu::DevPtrCache::Piece> pieces;
-  // A run [mem, mem + n) of the buffer holding packed bytes [packed, packed + n): the part of it
-  // inside [offset, end) is written (adjacent runs merged).
-  auto add = [&](std::ptrdiff_t mem, std::size_t packed, std::size_t n) {
-    const std::size_t a = std::max(packed, offset), b = std::min(packed + n, end);
-    if (a >= b) return;
-    const std::ptrdiff_t at = disp + mem + static_cast<std::ptrdiff_t>(a - packed);
-    if (!pieces.empty() &&
-        pieces.back().offset + static_cast<std::ptrdiff_t>(pieces.back().len) == at)
-      pieces.back().len += b - a;
-    else
-      pieces.push_back({at, b - a});
+  auto flush = [&] {
+    if (pieces.empty()) return;
+    Pe::get().devptrs().copy_pieces(buf, gpu::MemKind::Device, as_buffer, gpu::MemKind::Host,
+                                    pieces.data(), pieces.size());
+    pieces.clear();
   };
-  if (t.contiguous || !t.layout) {
-    add(t.true_lb, 0, total);
-  } else {
-    const datatype::Layout &l = *t.layout;
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::size_t base = i * t.size;
-      if (base >= end) break;
-      if (base + t.size <= offset) continue;
-      const std::ptrdiff_t elem = static_cast<std::ptrdiff_t>(i) * t.extent;
-      for (std::size_t k = 0; k < l.blocks.size(); ++k)
-        add(elem + l.blocks[k].disp, base + l.prefix[k], l.blocks[k].len);
+  datatype::for_each_run(t, count, offset, end - offset, [&](std::ptrdiff_t mem, std::size_t n) {
+    const std::ptrdiff_t at = disp + mem;
+    if (!pieces.empty() &&
+        pieces.back().offset + static_cast<std::ptrdiff_t>(pieces.back().len) == at) {
+      pieces.back().len += n;
+      return;
     }
-  }
-  Pe::get().devptrs().copy_pieces(buf, gpu::MemKind::Device, as_buffer, gpu::MemKind::Host,
-                                  pieces.data(), pieces.size());
+    if (pieces.size() == kBatch) flush();
+    pieces.push_back({at, n});
+  });
+  flush();
 }
 
 void copy_any(void *dst, const void *src, std::size_t n) {

@@ -1,9 +1,10 @@
 // src/rma/layout.cpp — where the packed bytes of an access lie in memory: the runs of a
-// (count, datatype) pair, found through the datatype interface alone, and a small per-window cache
-// of them for derived types (finding them costs a few passes over the type's span).
+// (count, datatype) pair, from the datatype's walk over its layout, and a small per-window cache
+// of them for derived types.
 #include "rma/backend.hpp"
 
 #include "datatype/datatype.hpp"
+#include "datatype/layout.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -18,45 +19,21 @@ RunList runs_of(const datatype::Type &t, std::size_t count) {
   const std::size_t total = t.size * count;
   if (total == 0) return {};
   if (t.contiguous) return RunList(Run{t.true_lb, 0, total});
-  // Through the Type interface only: unpack marker bytes into a scratch span and read back where
-  // each packed byte landed (four passes give a 32-bit packed index per byte).
-  const auto n = static_cast<std::ptrdiff_t>(count) - 1;
-  const std::ptrdiff_t lo = t.true_lb + std::min<std::ptrdiff_t>(0, n * t.extent);
-  const std::ptrdiff_t hi = t.true_lb + t.true_extent + std::max<std::ptrdiff_t>(0, n * t.extent);
-  const auto span = static_cast<std::size_t>(hi - lo);
-  std::vector<unsigned char> scratch(span), packed(total);
-  std::vector<std::uint32_t> index(span, 0);
-  std::vector<bool> touched(span);
-  std::fill(packed.begin(), packed.end(), 1);
-  datatype::unpack(t, packed.data(), total, 0, scratch.data() - lo, count);
-  for (std::size_t j = 0; j < span; ++j)
-    touched[j] = scratch[j] == 1;
-  for (int k = 0; k < 4; ++k) {
-    for (std::size_t i = 0; i < total; ++i)
-      packed[i] = static_cast<unsigned char>(i >> (8 * k));
-    std::fill(scratch.begin(), scratch.end(), 0);
-    datatype::unpack(t, packed.data(), total, 0, scratch.data() - lo, count);
-    for (std::size_t j = 0; j < span; ++j)
-      if (touched[j]) index[j] |= std::uint32_t{scratch[j]} << (8 * k);
-  }
-  std::vector<std::pair<std::uint32_t, std::ptrdiff_t>> where;
-  where.reserve(total);
-  for (std::size_t j = 0; j < span; ++j)
-    if (touched[j]) where.emplace_back(index[j], lo + static_cast<std::ptrdiff_t>(j));
-  std::sort(where.begin(), where.end());
+  // The datatype's own walk, adjacent runs merged: one entry per separate run of memory.
   std::vector<Run> runs;
-  for (auto [p, m] : where) {
-    if (!runs.empty() && runs.back().packed + runs.back().len == p &&
-        runs.back().mem + static_cast<std::ptrdiff_t>(runs.back().len) == m)
-      ++runs.back().len;
+  std::size_t packed = 0;
+  datatype::for_each_run(t, count, 0, total, [&](std::ptrdiff_t mem, std::size_t n) {
+    if (!runs.empty() && runs.back().mem + static_cast<std::ptrdiff_t>(runs.back().len) == mem)
+      runs.back().len += n;
     else
-      runs.push_back({m, p, 1});
-  }
+      runs.push_back({mem, packed, n});
+    packed += n;
+  });
   return RunList(std::move(runs));
 }
 
-// Finding the runs of a derived type costs a few passes over its span: recently used (type,
-// count) pairs keep theirs (the layout is held, so its address stays a valid key).
+// Recently used (type, count) pairs keep their runs (the layout is held, so its address stays a
+// valid key).
 struct RunCache {
   struct Entry {
     std::shared_ptr<const datatype::Layout> layout;
