@@ -29,6 +29,14 @@ jb_block *jb_create(int device, int nx, int ny, int nz, int x0, int y0, int z0, 
                     int GZ);
 void jb_destroy(jb_block *b);
 
+/* The current grid (ghosts included, index() above; device memory for the CUDA backend). It
+ * changes with every jb_update (the grids swap), so the driver asks again each iteration: what
+ * --datatypes sends from and receives into, with datatypes of the block's shape. */
+double *jb_grid(jb_block *b);
+/* The block's CUDA stream (a cudaStream_t), where every operation below is queued; NULL for the
+ * host backend. What --enqueue hands to MPIX_Stream_create. */
+void *jb_stream(jb_block *b);
+
 /* Face buffers (device memory for the CUDA backend) and their length in doubles. */
 double *jb_send_buffer(jb_block *b, int face);
 double *jb_recv_buffer(jb_block *b, int face);

@@ -130,6 +130,13 @@ void jb_destroy(jb_block *b) {
   std::free(b);
 }
 
+double *jb_grid(jb_block *b) {
+  return b->u;
+}
+void *jb_stream(jb_block *b) {
+  return b->stream;
+}
+
 double *jb_send_buffer(jb_block *b, int f) {
   return b->send[f];
 }
