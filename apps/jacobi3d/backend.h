@@ -49,6 +49,11 @@ void jb_update(jb_block *b);           /* one Jacobi sweep, then the grids swap 
 void jb_to_host(jb_block *b, void *host, const void *dev, size_t bytes);
 void jb_to_device(jb_block *b, void *dev, const void *host, size_t bytes);
 void jb_sync(jb_block *b);
+/* Marks slot k (0 <= k < 64) at the current end of the block's stream, and waits until the work
+ * queued before slot k's last mark has completed (no-ops for the host backend): how --enqueue
+ * bounds how far the host runs ahead. */
+void jb_mark(jb_block *b, int k);
+void jb_wait_mark(jb_block *b, int k);
 
 /* Host memory for staging (pinned with CUDA). */
 void *jb_host_alloc(size_t bytes);

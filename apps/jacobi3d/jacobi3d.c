@@ -31,6 +31,7 @@ typedef struct options {
   int staging;   /* 1: host staging; 0: GPU-aware (device buffers to MPI) */
   int datatypes; /* 1: faces as subarray datatypes of the grid, no pack/unpack kernels */
   int enqueue;   /* 1: MPIX stream enqueue calls on the block's stream (CUDA backend) */
+  int ahead;     /* --enqueue: iterations the host may queue ahead of the GPU (0: no bound) */
   int verify;
   int cyclic; /* device map: 1 local % devices, 0 block (default) */
 } options;
@@ -45,6 +46,8 @@ static void usage(void) {
          "  --gpu-aware       pass device buffers to MPI (default)\n"
          "  --datatypes       send and receive faces in the grid with subarray datatypes\n"
          "  --enqueue         MPIX stream enqueue calls on the block's stream (CUDA backend)\n"
+         "  --ahead K         --enqueue: queue at most K iterations ahead of the GPU (default 2;\n"
+         "                    0: no bound)\n"
          "  --device-map M    block (default: rank r of n on a node uses device r*devices/n)\n"
          "                    or cyclic (device r %% devices)\n"
          "  --verify          compare with a serial computation (small grids only)\n"
@@ -54,7 +57,7 @@ static void usage(void) {
 static int parse(options *o, int argc, char **argv, int rank) {
   o->gx = o->gy = o->gz = 128;
   o->iters = 100, o->warmup = 10, o->staging = 0, o->verify = 0, o->cyclic = 0;
-  o->datatypes = 0, o->enqueue = 0;
+  o->datatypes = 0, o->enqueue = 0, o->ahead = 2;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -79,6 +82,9 @@ static int parse(options *o, int argc, char **argv, int rank) {
       else
         goto bad;
       ++i;
+    } else if (!strcmp(a, "--ahead") && v) {
+      o->ahead = atoi(v);
+      ++i;
     } else if (!strcmp(a, "-n") && v) {
       o->gx = o->gy = o->gz = atoi(v);
       ++i;
@@ -102,8 +108,10 @@ static int parse(options *o, int argc, char **argv, int rank) {
     }
     return -1;
   }
-  if (o->gx < 1 || o->gy < 1 || o->gz < 1 || o->iters < 1 || o->warmup < 0) {
-    if (rank == 0) fprintf(stderr, "jacobi3d: grid sizes and iterations must be positive\n");
+  if (o->gx < 1 || o->gy < 1 || o->gz < 1 || o->iters < 1 || o->warmup < 0 || o->ahead < 0 ||
+      o->ahead > 64) {
+    if (rank == 0)
+      fprintf(stderr, "jacobi3d: grid sizes and iterations must be positive, --ahead 0..64\n");
     return -1;
   }
   if (o->staging && (o->datatypes || o->enqueue)) {
@@ -275,6 +283,7 @@ int main(int argc, char **argv) {
            : ndev > 0    ? "GPU-aware (device buffers)"
                          : "direct",
            o.iters, o.warmup, ndev, nlocal);
+    if (o.enqueue) printf("# --enqueue: the host queues up to %d iteration(s) ahead\n", o.ahead);
     fflush(stdout);
   }
 
@@ -292,7 +301,11 @@ int main(int argc, char **argv) {
     int nreq = 0;
     double *grid = jb_grid(b);
     if (o.enqueue) {
-      /* Everything on the block's stream; the host only queues. */
+      /* Everything on the block's stream; the host only queues, at most o.ahead iterations ahead
+       * of the GPU: the stream's queue is finite (a launch into a full one blocks the host thread,
+       * and with it every virtual rank of the process, whose MPI the queued waits need). The
+       * wait is for an iteration queued earlier, never for this one's work. */
+      if (o.ahead > 0 && it >= o.ahead) jb_wait_mark(b, it % o.ahead);
       for (int f = 0; f < 6; ++f)
         if (nbr[f] != MPI_PROC_NULL) {
           if (o.datatypes)
@@ -314,6 +327,7 @@ int main(int argc, char **argv) {
       for (int f = 0; f < 6 && !o.datatypes; ++f)
         if (nbr[f] != MPI_PROC_NULL) jb_unpack(b, f);
       jb_update(b);
+      if (o.ahead > 0) jb_mark(b, it % o.ahead);
       continue;
     }
     if (o.datatypes) {
