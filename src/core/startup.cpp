@@ -77,12 +77,6 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
   if (trace.on()) trace.rename("process " + std::to_string(my_pe));
   trace.mark(pmix ? "PMIx client connected" : "no PMIx (a singleton, or a one-process job)");
   ampi::PeConfig config = ampi::PeConfig::from_settings(settings, vp, npes, my_pe);
-  // Virtual ranks share the process's CUDA context, whose streams the driver maps onto
-  // CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default). Two ranks' streams on one queue
-  // serialise: a stream that waits for MPI (MPIX_*_enqueue's cuStreamWaitValue32) then holds up
-  // the other rank's kernels that this very MPI operation waits for. 32 (the most) unless the
-  // user chose; the driver reads it when it makes the context, after this.
-  if (config.placement.count_of(my_pe) > 1) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   try {
     // From the first constructor, the program's own constructors have not run: either each
     // rank's copy runs them, or they run here, once, before the ranks start.

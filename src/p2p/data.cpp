@@ -212,15 +212,7 @@ void pack_into(const Data &d, Request &rreq, std::size_t n) {
     return;
   }
   if (rreq.ext().dev_staging) {
-    // Device to device: the sender's elements straight into the receiver's when the two types
-    // have the same shape (a halo sent as it is received: one copy, not a pack and an unpack);
-    // else packed into the receive's device staging buffer, which it unpacks when it completes.
-    const Request::Extra &x = rreq.ext();
-    if (n == d.bytes() && n == x.dtype->size * x.user_count && plain_device(d.buf) &&
-        device_copy_typed(*d.type, d.buf, d.count, *x.dtype, x.user_buf, x.user_count)) {
-      rreq.on_complete = nullptr; // delivered
-      return;
-    }
+    // Packed into the receive's device staging buffer, which it unpacks when it completes.
     d.pack(0, rreq.ext().dev_staging.get(), n);
     return;
   }

@@ -36,11 +36,4 @@ bool rects_of(const datatype::Type &t, std::size_t count, std::vector<Rect> &out
 // to be moved another way, when this does not apply (see above).
 bool device_pack(const datatype::Type &t, void *buf, std::size_t count, void *out, bool pack);
 
-// Copies all of `count` elements of `t` at `src` straight into `rcount` elements of `rt` at `dst`
-// (device memory both) when their rectangles have the same shapes, one copy per rectangle with
-// nothing packed in between (a same-PE send to a posted receive of the same halo type); false
-// when they differ or the device path does not apply.
-bool device_copy_typed(const datatype::Type &t, const void *src, std::size_t count,
-                       const datatype::Type &rt, void *dst, std::size_t rcount);
-
 } // namespace ampi::p2p
