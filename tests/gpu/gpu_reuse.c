@@ -22,6 +22,15 @@ static void fill_host(unsigned char *p, unsigned seed) {
     p[i] = (unsigned char)(i * 7 + seed);
 }
 
+/* From pageable memory, cuMemcpyHtoD returns once the data is staged, before the DMA lands
+ * (CUDA's documented behaviour), and ampi's or UCX's copies of the buffer run on non-blocking
+ * streams that do not wait for the legacy stream: without the synchronize, the VMM cases sent
+ * zeros in 1 of 4 runs on H100 whenever other processes kept the GPU busy (ctest -j4). */
+static void to_device(CUdeviceptr d, const unsigned char *host) {
+  GPU_CHECK(cu.MemcpyHtoD(d, host, N));
+  GPU_CHECK(cu.CtxSynchronize());
+}
+
 /* Sender: sends N bytes at p. Receiver: receives and checks them against seed. */
 static void exchange(int sender, int peer, void *p, unsigned seed, const char *what) {
   if (sender) {
@@ -32,7 +41,14 @@ static void exchange(int sender, int peer, void *p, unsigned seed, const char *w
     fill_host(want, seed);
     if (memcmp(got, want, N) != 0) {
       ++failures;
-      fprintf(stderr, "gpu_reuse: %s: wrong data received\n", what);
+      int first = 0;
+      while (got[first] == want[first])
+        ++first;
+      fprintf(stderr,
+              "gpu_reuse: %s (seed %u): wrong data received from byte %d on (got %u, want %u; "
+              "seed %u's byte would be %u)\n",
+              what, seed, first, got[first], want[first], seed - 1,
+              (unsigned char)(first * 7 + seed - 1));
     }
   }
 }
@@ -56,7 +72,7 @@ int main(int argc, char **argv) {
       CUdeviceptr d;
       GPU_CHECK(cu.MemAlloc(&d, N));
       fill_host(host, round);
-      GPU_CHECK(cu.MemcpyHtoD(d, host, N));
+      to_device(d, host);
       exchange(1, peer, (void *)d, round, "cudaMalloc reuse");
       GPU_CHECK(cu.MemFree(d));
     }
@@ -82,7 +98,7 @@ int main(int argc, char **argv) {
     GPU_CHECK(cu.MemMap(va, gran, 0, h, 0));
     GPU_CHECK(cu.MemSetAccess(va, gran, &acc, 1));
     fill_host(host, 10);
-    GPU_CHECK(cu.MemcpyHtoD(va, host, N));
+    to_device(va, host);
     exchange(1, peer, (void *)va, 10, "device memory (VMM)");
     GPU_CHECK(cu.MemUnmap(va, gran));
     GPU_CHECK(cu.MemRelease(h));
@@ -118,7 +134,7 @@ int main(int argc, char **argv) {
     GPU_CHECK(cu.MemSetAccess(va2, gran, &acc, 1));
     skipped_h2d = va2 != (CUdeviceptr)p;
     fill_host(host, 12);
-    GPU_CHECK(cu.MemcpyHtoD(va2, host, N));
+    to_device(va2, host);
     exchange(1, peer, (void *)va2, 12, "device memory where host memory was");
     GPU_CHECK(cu.MemUnmap(va2, gran));
     GPU_CHECK(cu.MemRelease(h));

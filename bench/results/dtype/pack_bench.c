@@ -1,7 +1,12 @@
-/* bench/results/dtype/pack_bench.c — MPI_Pack time of the common derived-type shapes, so that
- * the compact layouts (issue 20) can be compared with the flattened block lists they replaced:
- * each case prints the median over 7 timed batches of the time of one MPI_Pack, in
- * microseconds. Built and run against two builds by pack_compare.sh (same directory). */
+/* bench/results/dtype/pack_bench.c — MPI_Pack and MPI_Unpack time of the common derived-type
+ * shapes, so that the compact layouts (issue 20) can be compared with the flattened block lists
+ * they replaced: each case prints, for pack and for unpack, the median over 7 timed batches of
+ * the time of one call, in microseconds. Built and run against two builds by pack_compare.sh
+ * (same directory).
+ *
+ *   pack_bench                  every case, timed
+ *   pack_bench CASE N           only CASE, N untimed packs then N unpacks (for an instruction
+ *                               count under callgrind: pack_instructions.sh) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,21 +17,41 @@ static int cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static void run(const char *name, const void *buf, int count, MPI_Datatype t, void *out) {
+static const char *only; /* the one case to run, or NULL */
+static int only_reps;
+
+static void run(const char *name, void *buf, int count, MPI_Datatype t, void *out) {
   double times[7];
-  int size, i, k, reps, pos;
+  int size, i, k, reps, pos, unpack;
+  if (only && strcmp(only, name) != 0) return;
   MPI_Type_size(t, &size);
-  reps = (int)(8.0 * 1024 * 1024 / ((double)size * count)) + 1;
-  for (i = 0; i < 7; ++i) {
-    const double t0 = MPI_Wtime();
-    for (k = 0; k < reps; ++k) {
+  if (only) {
+    for (k = 0; k < only_reps; ++k) {
       pos = 0;
       MPI_Pack(buf, count, t, out, size * count, &pos, MPI_COMM_SELF);
     }
-    times[i] = (MPI_Wtime() - t0) / reps * 1e6;
+    for (k = 0; k < only_reps; ++k) {
+      pos = 0;
+      MPI_Unpack(out, size * count, &pos, buf, count, t, MPI_COMM_SELF);
+    }
+    return;
   }
-  qsort(times, 7, sizeof times[0], cmp);
-  printf("%-28s %10.2f\n", name, times[3]);
+  reps = (int)(8.0 * 1024 * 1024 / ((double)size * count)) + 1;
+  for (unpack = 0; unpack < 2; ++unpack) {
+    for (i = 0; i < 7; ++i) {
+      const double t0 = MPI_Wtime();
+      for (k = 0; k < reps; ++k) {
+        pos = 0;
+        if (unpack)
+          MPI_Unpack(out, size * count, &pos, buf, count, t, MPI_COMM_SELF);
+        else
+          MPI_Pack(buf, count, t, out, size * count, &pos, MPI_COMM_SELF);
+      }
+      times[i] = (MPI_Wtime() - t0) / reps * 1e6;
+    }
+    qsort(times, 7, sizeof times[0], cmp);
+    printf("%-6s %-28s %10.2f\n", unpack ? "unpack" : "pack", name, times[3]);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -35,6 +60,10 @@ int main(int argc, char **argv) {
   char *out = malloc(n * sizeof(double));
   MPI_Datatype t, s, st;
   size_t i;
+  if (argc >= 3) {
+    only = argv[1];
+    only_reps = atoi(argv[2]);
+  }
   MPI_Init(&argc, &argv);
   for (i = 0; i < n; ++i)
     buf[i] = (double)i;
@@ -51,6 +80,10 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&t);
   run("vector_1dbl_x64_count2048", buf, 2048, t, out);
   MPI_Type_free(&t);
+  MPI_Type_vector(1, 1, 2, MPI_DOUBLE, &t); /* a vector of one double: contiguous */
+  MPI_Type_commit(&t);
+  run("vector_1x1dbl_count131072", buf, 1 << 17, t, out);
+  MPI_Type_free(&t);
   {
     int bl[2] = {1, 1};
     MPI_Aint d[2] = {0, 8};
@@ -62,6 +95,15 @@ int main(int argc, char **argv) {
     MPI_Type_commit(&st);
     run("contig100_struct_count655", buf, 655, st, out);
     MPI_Type_free(&st);
+    MPI_Type_free(&s);
+  }
+  {
+    int bl[3] = {1, 1, 1};
+    MPI_Aint d[3] = {0, 4, 8};
+    MPI_Datatype ty[3] = {MPI_CHAR, MPI_INT, MPI_DOUBLE};
+    MPI_Type_create_struct(3, bl, d, ty, &s);
+    MPI_Type_commit(&s);
+    run("struct_char_int_dbl_count65536", buf, 1 << 16, s, out);
     MPI_Type_free(&s);
   }
   {

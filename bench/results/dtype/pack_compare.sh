@@ -1,7 +1,9 @@
 #!/bin/sh
 # bench/results/dtype/pack_compare.sh OLD_BUILD NEW_BUILD [rounds] — pack_bench.c built with each
 # build's mpicc and run alternately (old, new, old, ...) so both see the same load; prints per
-# case the median over the rounds of each build's figure (us per MPI_Pack) and new / old.
+# case the median over the rounds of each build's figure (us per MPI_Pack / MPI_Unpack) and
+# new / old (below 1: the new build is faster). Instruction counts, which the machine's load
+# does not change: pack_instructions.sh.
 set -eu
 OLD=${1:?usage: pack_compare.sh OLD_BUILD NEW_BUILD [rounds]}
 NEW=${2:?usage}
@@ -24,12 +26,12 @@ def load(which):
     out = {}
     for r in range(1, n + 1):
         for line in open(f"{t}/{which}.{r}"):
-            k, v = line.split()
-            out.setdefault(k, []).append(float(v))
+            *k, v = line.split()
+            out.setdefault(" ".join(k), []).append(float(v))
     return out
 old, new = load("old"), load("new")
-print(f"{'case':28} {'old us':>10} {'new us':>10} {'new/old':>8}   (medians of {n} interleaved rounds)")
+print(f"{'case':36} {'old us':>10} {'new us':>10} {'new/old':>8}   (medians of {n} interleaved rounds)")
 for k in old:
     o, w = statistics.median(old[k]), statistics.median(new[k])
-    print(f"{k:28} {o:10.2f} {w:10.2f} {w / o:8.2f}")
+    print(f"{k:36} {o:10.2f} {w:10.2f} {w / o:8.2f}")
 PY
