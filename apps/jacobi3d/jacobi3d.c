@@ -222,8 +222,9 @@ int main(int argc, char **argv) {
 
   if (o.enqueue && !jb_stream(b)) {
     if (rank == 0)
-      fprintf(stderr, "jacobi3d: --enqueue needs the CUDA backend (jacobi3d_cuda): the MPIX "
-                      "enqueue calls order MPI on a CUDA stream, and the %s backend has none\n",
+      fprintf(stderr,
+              "jacobi3d: --enqueue needs the CUDA backend (jacobi3d_cuda): the MPIX "
+              "enqueue calls order MPI on a CUDA stream, and the %s backend has none\n",
               jb_name());
     jb_destroy(b);
     MPI_Finalize();

@@ -206,7 +206,7 @@ private:
   std::vector<std::string> args_;
   char **envp_;
   ult::Scheduler scheduler_;
-  std::optional<ult::StackPool> stacks_;              // before ranks_: their stacks come from it
+  std::optional<ult::StackPool> stacks_; // before ranks_: their stacks come from it
   gpu::DevPtrCache devptrs_{config_.gpu_async_bytes, config_.gpu_device_pack}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;

@@ -58,8 +58,7 @@ static void check_type(const char *name, MPI_Datatype t, int count, int peer) {
     to_dev_bytes(d2, got, SPAN);
     to_dev_bytes(dp, ref, (size_t)packsize);
     pos = 0;
-    MPI_Unpack(from_host ? (void *)ref : (void *)dp, packsize, &pos, d2, count, t,
-               MPI_COMM_WORLD);
+    MPI_Unpack(from_host ? (void *)ref : (void *)dp, packsize, &pos, d2, count, t, MPI_COMM_WORLD);
     from_dev_bytes(got, d2, SPAN);
     EXPECT(memcmp(got, h_unpacked, SPAN) == 0, "%s: unpack %s -> device differs", name,
            from_host ? "host" : "device");
@@ -90,8 +89,10 @@ static void check_type(const char *name, MPI_Datatype t, int count, int peer) {
       }
       MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
       from_dev_bytes(got, d2, SPAN);
-      EXPECT(memcmp(got, want, SPAN) == 0, "%s: typed device send -> typed device receive "
-             "differs (round %d)", name, round);
+      EXPECT(memcmp(got, want, SPAN) == 0,
+             "%s: typed device send -> typed device receive "
+             "differs (round %d)",
+             name, round);
     }
     MPI_Sendrecv(d, count, t, peer, 8, dp, packsize, MPI_BYTE, peer, 8, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
