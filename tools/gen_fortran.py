@@ -14,20 +14,25 @@ predefined datatypes of src/datatype/builtin_types.def, and writes, into the bui
     MPI_WEIGHTS_EMPTY) are recognized by address through ampi::mpi::fortran (src/mpi/fortran.hpp),
     which knows every rank's copy of the COMMON blocks that hold them. mpi_<name>_ calls
     MPI_<Name> (so that a C profiling library sees Fortran calls too), pmpi_<name>_ PMPI_<Name>.
-    Functions whose Fortran form needs callbacks with Fortran calling conventions (attribute copy
-    and delete functions, generalized requests, data representations) or arrays of Fortran strings
-    (MPI_Comm_spawn*) raise MPI_ERR_UNSUPPORTED_OPERATION from Fortran, naming the call.
+    Attribute copy and delete functions written in Fortran (MPI_*_create_keyval, MPI_Keyval_create)
+    are called through C trampolines (fortran::create_keyval); the predefined ones
+    (MPI_COMM_DUP_FN, ...) are Fortran procedures of src/mpi/fortran.cpp; so are the query, free
+    and cancel procedures of MPI_Grequest_start (fortran::grequest_start). Functions whose Fortran
+    form needs other callbacks with Fortran calling conventions (data representations) or arrays of Fortran strings (MPI_Comm_spawn*) raise
+    MPI_ERR_UNSUPPORTED_OPERATION from Fortran, naming the call.
   * --mpif FILE: mpif.h, written so that it is valid fixed-form and free-form source: constants as
     PARAMETERs, the sentinels in COMMON blocks, the types of the functions.
   * --module FILE: the source of the `mpi` module (free form): the same constants and COMMON
     blocks, and an explicit interface for every routine, choice buffers declared with gfortran's
     `!GCC$ ATTRIBUTES NO_ARG_CHECK` so that they accept any type, kind and rank.
 
+  * --f08 FILE: the source of the `mpi_f08` module (see "The mpi_f08 module" below), and, in the
+    --cpp output, the C shims of its routines with choice buffers.
+
 The C++ output is written only when its content changes (so the build does not recompile it).
-No mpi_f08 module (yet).
 
 Usage:
-    tools/gen_fortran.py --cpp OUT.cpp --mpif OUT/mpif.h --module OUT/mpi.f90
+    tools/gen_fortran.py --cpp OUT.cpp --mpif OUT/mpif.h --module OUT/mpi.f90 --f08 OUT/mpi_f08.f90
 """
 
 import argparse
@@ -53,10 +58,23 @@ LOGICAL_NAMES = {"flag", "reorder", "commute", "periods", "remain_dims", "high",
 SPECIAL = {"MPI_Init", "MPI_Init_thread", "MPI_Wtime", "MPI_Wtick", "MPI_Aint_add", "MPI_Aint_diff",
            "MPI_Pcontrol", "MPI_Info_create_env", "MPI_Buffer_detach", "MPI_Comm_get_attr",
            "MPI_Win_get_attr", "MPI_Type_get_attr", "MPI_Attr_get", "MPI_Comm_set_attr",
-           "MPI_Win_set_attr", "MPI_Type_set_attr", "MPI_Attr_put"}
-# Callbacks called with Fortran conventions, or arrays of Fortran strings: not bound (yet).
-UNSUPPORTED = {"MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
-               "MPI_Keyval_create", "MPI_Grequest_start", "MPI_Register_datarep",
+           "MPI_Win_set_attr", "MPI_Type_set_attr", "MPI_Attr_put", "MPI_Comm_create_keyval",
+           "MPI_Type_create_keyval", "MPI_Win_create_keyval", "MPI_Keyval_create",
+           "MPI_Grequest_start"}
+# Keyvals made from Fortran: (kind, C type of the Fortran extra state, MPI-1 form) — the copy and
+# delete procedures are Fortran's, called through C trampolines (fortran::create_keyval).
+KEYVAL_CREATE = {"MPI_Comm_create_keyval": ("comm", "MPI_Aint", False),
+                 "MPI_Type_create_keyval": ("type", "MPI_Aint", False),
+                 "MPI_Win_create_keyval": ("win", "MPI_Aint", False),
+                 "MPI_Keyval_create": ("comm", "MPI_Fint", True)}
+# The predefined attribute callbacks, Fortran procedures (src/mpi/fortran.cpp).
+ATTR_FNS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
+            "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
+            "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN",
+            "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
+# Callbacks called with Fortran conventions (data representations), or
+# arrays of Fortran strings (spawn): not bound (yet).
+UNSUPPORTED = { "MPI_Register_datarep",
                "MPI_Comm_spawn", "MPI_Comm_spawn_multiple"}
 # void * parameters that are not choice buffers.
 ADDRESS_OUT = {"baseptr"}  # the library stores an address there: INTEGER(KIND=MPI_ADDRESS_KIND)
@@ -222,7 +240,7 @@ def bind(f):
                 b.pre.append(f"fortran::OutString c_{n}({n}, {n}_len{extra});")
                 b.call.append(f"c_{n}.c()")
                 b.post.append(f"c_{n}.back();")
-        elif base.endswith("_function") or base.endswith("_fn") or base == "MPI_User_function":
+        elif base.endswith("_function") or base.endswith("_fn") or base.startswith("MPI_User_function"):
             # A Fortran procedure argument arrives as the procedure's address: the C callback
             # types whose arguments are all pointers (MPI_User_function, the error handler
             # functions) match the Fortran procedures' by-reference arguments.
@@ -270,6 +288,18 @@ def special_bindings(name, prefix):
         "MPI_Type_set_attr": ("MPI_Fint *datatype", "MPI_Type_f2c(*datatype)", "MPI_Aint"),
         "MPI_Attr_put": ("MPI_Fint *comm", "MPI_Comm_f2c(*comm)", "MPI_Fint"),
     }
+    if name in KEYVAL_CREATE:
+        kind, xt, mpi1 = KEYVAL_CREATE[name]
+        return [f"void {lo}_(void (*copy_fn)(), void (*delete_fn)(), MPI_Fint *keyval, {xt} *extra_state, "
+                "MPI_Fint *ierror) {",
+                f"  *ierror = fortran::create_keyval(fortran::KeyKind::{kind}, copy_fn, delete_fn, keyval, "
+                f"static_cast<MPI_Aint>(*extra_state), {'true' if mpi1 else 'false'}, "
+                f"{'true' if prefix == '' else 'false'});", "}"]
+    if name == "MPI_Grequest_start":
+        return [f"void {lo}_(void (*query_fn)(), void (*free_fn)(), void (*cancel_fn)(), "
+                "MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierror) {",
+                "  *ierror = fortran::grequest_start(query_fn, free_fn, cancel_fn, *extra_state, "
+                f"request, {'true' if prefix == '' else 'false'});", "}"]
     if name == "MPI_Init":
         return [f"void {lo}_(MPI_Fint *ierror) {{", f"  *ierror = {C}(nullptr, nullptr);", "}"]
     if name == "MPI_Init_thread":
@@ -309,7 +339,7 @@ def special_bindings(name, prefix):
     sys.exit(f"gen_fortran.py: no special binding for {name}")
 
 
-def generate_cpp(funcs):
+def generate_cpp(funcs, all_functions):
     out = [
         "// GENERATED by tools/gen_fortran.py from include/mpi.h.in: do not edit. The C functions",
         "// gfortran calls for the MPI routines of mpif.h and the `mpi` module (see the script).",
@@ -354,6 +384,8 @@ def generate_cpp(funcs):
             out.append("")
         count += 1
     out.append('} // extern "C"')
+    out.append("")
+    out.append(generate_f08_shims(all_functions))
     return "\n".join(out) + "\n", count
 
 
@@ -453,6 +485,7 @@ def generate_mpif(consts, funcs):
     out.append(f"{ind}INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD")
     out.append(f"{ind}INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_DIFF")
     out.append(f"{ind}EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF")
+    out += [f"{ind}EXTERNAL {fn}" for fn in ATTR_FNS]
     return "\n".join(out) + "\n"
 
 
@@ -480,7 +513,7 @@ def f_decl(f, p, params):
         return [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}", f"REAL, DIMENSION(*) :: {n}"]
     if base == "char" and stars == 1:
         return [f"CHARACTER(LEN=*) :: {n}"]
-    if base.endswith("_function") or base.endswith("_fn") or base == "MPI_User_function":
+    if base.endswith("_function") or base.endswith("_fn") or base.startswith("MPI_User_function"):
         return [f"EXTERNAL :: {n}"]
     return None
 
@@ -504,6 +537,15 @@ def special_interface(name):
         return ["SUBROUTINE MPI_BUFFER_DETACH(buffer_addr, size, ierror)",
                 "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr",
                 "REAL, DIMENSION(*) :: buffer_addr", "INTEGER :: size, ierror"]
+    if name == "MPI_Grequest_start":
+        return ["SUBROUTINE MPI_GREQUEST_START(query_fn, free_fn, cancel_fn, extra_state, request, "
+                "ierror)", "EXTERNAL :: query_fn, free_fn, cancel_fn",
+                "INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state", "INTEGER :: request, ierror"]
+    if name in KEYVAL_CREATE:
+        kind = "INTEGER" if KEYVAL_CREATE[name][2] else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+        return [f"SUBROUTINE {name.upper()}(copy_fn, delete_fn, keyval, extra_state, ierror)",
+                "EXTERNAL :: copy_fn, delete_fn", "INTEGER :: keyval, ierror",
+                f"{kind} :: extra_state"]
     obj = {"Comm": "comm", "Win": "win", "Type": "datatype", "Attr": "comm"}[name[4:].split("_")[0]]
     kind = "INTEGER" if name.startswith("MPI_Attr") else "INTEGER(KIND=MPI_ADDRESS_KIND)"
     if name.endswith("get_attr") or name == "MPI_Attr_get":
@@ -534,6 +576,7 @@ def generate_module(consts, funcs):
         "  IMPLICIT NONE",
     ]
     out += declarations(consts, "  ")
+    out += [f"  EXTERNAL :: {fn}" for fn in ATTR_FNS]
     out.append("  INTERFACE")
     for f in funcs:
         name = f.name
@@ -568,6 +611,434 @@ def generate_module(consts, funcs):
     return "\n".join(out) + "\n"
 
 
+# ---- The mpi_f08 module ----------------------------------------------------------------------------
+#
+# Every routine of mpi_f08 is a module procedure, MPI_<Name>_f08 (MPI_<Name>_f08ts when it has
+# choice buffers, the standard's names; large-count ones _c_f08 / _c_f08ts), and PMPI_ twins, under
+# the generic names MPI_<Name> / PMPI_<Name>. The procedure converts nothing itself: the handle
+# types are BIND(C) wrappers of one INTEGER and TYPE(MPI_Status) holds the six integers of an
+# INTEGER status array, so the arguments go by reference, as they are, to the bindings of the `mpi`
+# module (mpi_<name>_, through a BIND(C) interface); ierror becomes optional. A routine with choice
+# buffers (TYPE(*), DIMENSION(..): the C side receives a CFI descriptor) calls instead a C shim,
+# mpi_<name>_f08ts_, generated below into the same C++ file: it turns each descriptor into an
+# address (a non-contiguous array section is packed into a temporary and, for a buffer the call may
+# write, unpacked after it: fortran::Choice) and calls mpi_<name>_. Nonblocking, persistent,
+# split-collective and one-sided calls (and MPI_Buffer_attach, MPI_Win_create/attach) use the
+# buffer after they return: a non-contiguous section is refused there with MPI_ERR_BUFFER, and
+# MPI_SUBARRAYS_SUPPORTED is .FALSE.
+
+F08_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI_Op", "MPI_Win",
+             "MPI_File", "MPI_Info", "MPI_Errhandler", "MPI_Message"]
+KIND_BYTES = {"MPI_ADDRESS_KIND": 8, "MPI_OFFSET_KIND": 8, "MPI_COUNT_KIND": 8}
+# Calls that use a choice buffer after they return (the address must stay valid).
+DEFERRED_NAMES = {"MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op",
+                  "MPI_Compare_and_swap", "MPI_Rput", "MPI_Rget", "MPI_Raccumulate",
+                  "MPI_Rget_accumulate", "MPI_Win_create", "MPI_Win_attach", "MPI_Buffer_attach"}
+# Calls whose choice argument is a location, not a buffer: its first element's address.
+ADDRESS_NAMES = {"MPI_Get_address", "MPI_Address", "MPI_Win_detach"}
+
+
+def base_name(name):
+    return name[:-2] if name.endswith("_c") else name
+
+
+def choice_mode(name):
+    b = base_name(name)
+    if b in ADDRESS_NAMES:
+        return "address"
+    if (b in DEFERRED_NAMES or re.match(r"MPI_I[a-z]", b) or b.startswith("MPI_File_i")
+            or b.endswith("_init") or b.endswith("_begin") or b.endswith("_end")):
+        return "deferred"
+    return None  # in or inout, from the parameter's constness
+
+
+def is_choice(p):
+    return p.base == "void" and p.stars == 1 and p.name not in ADDRESS_OUT
+
+
+def f08_functions(functions):
+    """The functions of mpi_f08: those of the mpi module and their large-count (_c) forms."""
+    out = []
+    for f in functions.values():
+        n = f.name
+        if not n.startswith("MPI_") or gen_unsupported.is_callback(n) or n.startswith("MPI_T_"):
+            continue
+        if n.endswith("_c2f") or n.endswith("_f2c") or n.endswith("_c2f08") or n.endswith("_f082c"):
+            continue
+        out.append(f)
+    return out
+
+
+def f08_param(p):
+    """(dummy declaration, interface declaration, actual argument, hidden length or None,
+    Fortran type signature for distinguishing overloads)."""
+    n, base = p.name, p.base
+    dim = "(*)" if p.arrays else ""
+    intent_in = ", INTENT(IN)" if (p.stars == 0 or p.const) else ""
+    if base in HANDLES:
+        t = f"TYPE({base})"
+        return (f"{t}{intent_in} :: {n}{dim}", f"{t} :: {n}{dim}", n, None, t + dim)
+    if base in ("int", "MPI_Fint"):
+        if p.arrays == "[][3]":
+            return (f"INTEGER{intent_in} :: {n}(3,*)", f"INTEGER(C_INT) :: {n}(3,*)", n, None, "I4(2)")
+        if n in LOGICAL_NAMES:
+            return (f"LOGICAL{intent_in} :: {n}{dim}", f"LOGICAL :: {n}{dim}", n, None, "L" + dim)
+        return (f"INTEGER{intent_in} :: {n}{dim}", f"INTEGER(C_INT) :: {n}{dim}", n, None, "I4" + dim)
+    if base in WIDE:
+        k = WIDE[base]
+        return (f"INTEGER(KIND={k}){intent_in} :: {n}{dim}", f"INTEGER(KIND={k}) :: {n}{dim}", n,
+                None, f"I{KIND_BYTES[k]}{dim}")
+    if base == "MPI_Status":
+        return (f"TYPE(MPI_Status){intent_in} :: {n}{dim}", f"TYPE(MPI_Status) :: {n}{dim}", n, None,
+                "S" + dim)
+    if base == "void" and p.stars == 1:
+        if n in ADDRESS_OUT:
+            return (f"TYPE(C_PTR) :: {n}", f"TYPE(C_PTR) :: {n}", n, None, "P")
+        intent = ", INTENT(IN)" if p.const else ""
+        return (f"TYPE(*), DIMENSION(..){intent} :: {n}", f"TYPE(*), DIMENSION(..){intent} :: {n}",
+                n, None, None)
+    if base == "char" and p.stars == 1:
+        return (f"CHARACTER(LEN=*){intent_in} :: {n}", f"CHARACTER(KIND=C_CHAR) :: {n}(*)", n,
+                n, "C")
+    if base.endswith("_function") or base.endswith("_fn") or base.startswith("MPI_User_function"):
+        return (f"EXTERNAL :: {n}", f"TYPE(C_FUNPTR), VALUE :: {n}", f"C_FUNLOC({n})", None, "F")
+    return None
+
+
+def f08_unsupported_param(p):
+    """The dummy declaration of a parameter of a routine not callable from Fortran yet."""
+    n, base = p.name, p.base
+    if base == "void":
+        return f"INTEGER(KIND=MPI_ADDRESS_KIND) :: {n}"
+    if base == "char" and p.stars == 2:
+        return f"CHARACTER(LEN=*) :: {n}(*)"
+    if base == "char" and p.stars == 3:
+        return f"CHARACTER(LEN=*) :: {n}(count,*)"
+    d = f08_param(p)
+    return d[0] if d else f"EXTERNAL :: {n}"
+
+
+class F08:
+    """One routine of mpi_f08: its specific names, dummies and the call it makes."""
+
+    def __init__(self, f):
+        self.f = f
+        self.params = [Param(d) for d in f.params if d != "..."]
+        self.choice = [p for p in self.params if is_choice(p)]
+        large = f.name.endswith("_c")
+        suffix = ("_c" if large else "") + ("_f08ts" if self.choice else "_f08")
+        self.specific = base_name(f.name) + suffix
+        self.generic = base_name(f.name)
+        self.signature = None
+        self.unsupported = f.name in UNSUPPORTED
+
+
+def f08_routine(r, prefix):
+    """The Fortran text of one module procedure (prefix "" or "P")."""
+    f, name = r.f, r.f.name
+    P = prefix
+    spec = P + r.specific
+    ifname = f"ampi_{P.lower()}b_{name[4:].lower()}"
+    dummies = [p.name for p in r.params] + ["ierror"]
+    head = f"SUBROUTINE {spec}({', '.join(dummies)})"
+    decls, actuals, lens, iface = [], [], [], []
+    if r.unsupported:
+        decls = [f08_unsupported_param(p) for p in r.params]
+        body = [f"CALL ampi_f08_unsupported(\"{name}\" // C_NULL_CHAR, ierr)"]
+        out = wrap(head, "  ")
+        out += ["    " + d for d in decls]
+        out += ["    INTEGER, OPTIONAL, INTENT(OUT) :: ierror", "    INTEGER :: ierr"]
+        out += ["    " + b for b in body]
+        out += ["    IF (PRESENT(ierror)) ierror = ierr", f"  END SUBROUTINE {spec}"]
+        return out, []
+    for p in r.params:
+        d, i, a, ln, _ = f08_param(p)
+        decls.append(d)
+        iface.append(i)
+        actuals.append(a)
+        if ln:
+            lens.append(ln)
+    cname = f"{P.lower()}{name.lower()}_" + ("f08ts_" if r.choice else "")
+    iargs = [p.name for p in r.params] + ["ierror"] + [f"{x}_len" for x in lens]
+    ifc = wrap(f"SUBROUTINE {ifname}({', '.join(iargs)}) BIND(C, NAME=\"{cname}\")", "    ")
+    ifc += ["      IMPORT", "      IMPLICIT NONE"]
+    ifc += ["      " + x for x in iface]
+    ifc.append("      INTEGER(C_INT) :: ierror")
+    ifc += [f"      INTEGER(C_SIZE_T), VALUE :: {x}_len" for x in lens]
+    ifc.append(f"    END SUBROUTINE {ifname}")
+    call = actuals + ["ierr"] + [f"LEN({x}, KIND=C_SIZE_T)" for x in lens]
+    out = wrap(head, "  ")
+    out += ["    " + d for d in decls]
+    out += ["    INTEGER, OPTIONAL, INTENT(OUT) :: ierror", "    INTEGER :: ierr"]
+    out += wrap(f"CALL {ifname}({', '.join(call)})", "    ")
+    out += ["    IF (PRESENT(ierror)) ierror = ierr", f"  END SUBROUTINE {spec}"]
+    return out, ifc
+
+
+# The routines whose Fortran form differs from the C one: (dummies, declarations, interface of the
+# binding called, the call). {P} is "" or "P", {p} "" or "p".
+F08_SPECIAL = {
+    "MPI_Init": ("ierror", [], "SUBROUTINE {b}(ierror) BIND(C, NAME=\"{p}mpi_init_\")",
+                 ["INTEGER(C_INT) :: ierror"], "CALL {b}(ierr)"),
+    "MPI_Init_thread": ("required, provided, ierror",
+                        ["INTEGER, INTENT(IN) :: required", "INTEGER, INTENT(OUT) :: provided"],
+                        "SUBROUTINE {b}(required, provided, ierror) BIND(C, NAME=\"{p}mpi_init_thread_\")",
+                        ["INTEGER(C_INT) :: required, provided, ierror"],
+                        "CALL {b}(required, provided, ierr)"),
+    "MPI_Info_create_env": ("info, ierror", ["TYPE(MPI_Info) :: info"],
+                            "SUBROUTINE {b}(info, ierror) BIND(C, NAME=\"{p}mpi_info_create_env_\")",
+                            ["TYPE(MPI_Info) :: info", "INTEGER(C_INT) :: ierror"],
+                            "CALL {b}(info, ierr)"),
+    # buffer_addr receives the attached buffer's address (the mpi module's form cannot).
+    "MPI_Buffer_detach": ("buffer_addr, size, ierror",
+                          ["TYPE(C_PTR), INTENT(OUT) :: buffer_addr", "INTEGER, INTENT(OUT) :: size"],
+                          "INTEGER(C_INT) FUNCTION {b}(buffer_addr, size) BIND(C, NAME=\"{P}MPI_Buffer_detach\")",
+                          ["TYPE(C_PTR) :: buffer_addr", "INTEGER(C_INT) :: size"],
+                          "ierr = {b}(buffer_addr, size)"),
+}
+for _n, (_kind, _xt, _mpi1) in KEYVAL_CREATE.items():
+    _k = "INTEGER" if _mpi1 else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+    F08_SPECIAL[_n] = ("copy_fn, delete_fn, keyval, extra_state, ierror",
+                       ["EXTERNAL :: copy_fn, delete_fn", "INTEGER, INTENT(OUT) :: keyval",
+                        f"{_k}, INTENT(IN) :: extra_state"],
+                       f"SUBROUTINE {{b}}(copy_fn, delete_fn, keyval, extra_state, ierror) "
+                       f"BIND(C, NAME=\"{{p}}{_n.lower()}_\")",
+                       ["TYPE(C_FUNPTR), VALUE :: copy_fn, delete_fn", "INTEGER(C_INT) :: keyval, ierror",
+                        f"{_k} :: extra_state"],
+                       "CALL {b}(C_FUNLOC(copy_fn), C_FUNLOC(delete_fn), keyval, extra_state, ierr)")
+F08_SPECIAL["MPI_Grequest_start"] = (
+    "query_fn, free_fn, cancel_fn, extra_state, request, ierror",
+    ["EXTERNAL :: query_fn, free_fn, cancel_fn",
+     "INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state",
+     "TYPE(MPI_Request), INTENT(OUT) :: request"],
+    "SUBROUTINE {b}(query_fn, free_fn, cancel_fn, extra_state, request, ierror) "
+    "BIND(C, NAME=\"{p}mpi_grequest_start_\")",
+    ["TYPE(C_FUNPTR), VALUE :: query_fn, free_fn, cancel_fn",
+     "INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state", "TYPE(MPI_Request) :: request",
+     "INTEGER(C_INT) :: ierror"],
+    "CALL {b}(C_FUNLOC(query_fn), C_FUNLOC(free_fn), C_FUNLOC(cancel_fn), extra_state, request, ierr)")
+for _n, _o, _t in (("MPI_Comm_get_attr", "comm", "MPI_Comm"), ("MPI_Win_get_attr", "win", "MPI_Win"),
+                   ("MPI_Type_get_attr", "datatype", "MPI_Datatype"), ("MPI_Attr_get", "comm", "MPI_Comm")):
+    _k = "INTEGER" if _n == "MPI_Attr_get" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+    F08_SPECIAL[_n] = (f"{_o}, keyval, attribute_val, flag, ierror",
+                       [f"TYPE({_t}), INTENT(IN) :: {_o}", "INTEGER, INTENT(IN) :: keyval",
+                        f"{_k}, INTENT(OUT) :: attribute_val", "LOGICAL, INTENT(OUT) :: flag"],
+                       f"SUBROUTINE {{b}}({_o}, keyval, attribute_val, flag, ierror) "
+                       f"BIND(C, NAME=\"{{p}}{_n.lower()}_\")",
+                       [f"TYPE({_t}) :: {_o}", "INTEGER(C_INT) :: keyval, ierror", f"{_k} :: attribute_val",
+                        "LOGICAL :: flag"],
+                       f"CALL {{b}}({_o}, keyval, attribute_val, flag, ierr)")
+for _n, _o, _t in (("MPI_Comm_set_attr", "comm", "MPI_Comm"), ("MPI_Win_set_attr", "win", "MPI_Win"),
+                   ("MPI_Type_set_attr", "datatype", "MPI_Datatype"), ("MPI_Attr_put", "comm", "MPI_Comm")):
+    _k = "INTEGER" if _n == "MPI_Attr_put" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+    F08_SPECIAL[_n] = (f"{_o}, keyval, attribute_val, ierror",
+                       [f"TYPE({_t}), INTENT(IN) :: {_o}", "INTEGER, INTENT(IN) :: keyval",
+                        f"{_k}, INTENT(IN) :: attribute_val"],
+                       f"SUBROUTINE {{b}}({_o}, keyval, attribute_val, ierror) "
+                       f"BIND(C, NAME=\"{{p}}{_n.lower()}_\")",
+                       [f"TYPE({_t}) :: {_o}", "INTEGER(C_INT) :: keyval, ierror", f"{_k} :: attribute_val"],
+                       f"CALL {{b}}({_o}, keyval, attribute_val, ierr)")
+
+
+def f08_special(name, prefix):
+    """(module procedure text, interface text, specific name) of a routine of F08_SPECIAL and of
+    the functions (MPI_Wtime, MPI_Wtick, MPI_Aint_add, MPI_Aint_diff, MPI_Pcontrol)."""
+    P, p = prefix, prefix.lower()
+    spec = f"{P}{name}_f08"
+    b = f"ampi_{p}b_{name[4:].lower()}"
+    if name in ("MPI_Wtime", "MPI_Wtick"):
+        proc = [f"  DOUBLE PRECISION FUNCTION {spec}()", f"    {spec} = {b}()", f"  END FUNCTION {spec}"]
+        ifc = [f"    REAL(C_DOUBLE) FUNCTION {b}() BIND(C, NAME=\"{p}{name.lower()}_\")",
+               "      IMPORT", f"    END FUNCTION {b}"]
+        return proc, ifc, spec
+    if name in ("MPI_Aint_add", "MPI_Aint_diff"):
+        a, c = ("base", "disp") if name == "MPI_Aint_add" else ("addr1", "addr2")
+        proc = [f"  INTEGER(KIND=MPI_ADDRESS_KIND) FUNCTION {spec}({a}, {c})",
+                f"    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: {a}, {c}",
+                f"    {spec} = {b}({a}, {c})", f"  END FUNCTION {spec}"]
+        ifc = [f"    INTEGER(KIND=MPI_ADDRESS_KIND) FUNCTION {b}(a, c) BIND(C, NAME=\"{p}{name.lower()}_\")",
+               "      IMPORT", "      INTEGER(KIND=MPI_ADDRESS_KIND) :: a, c", f"    END FUNCTION {b}"]
+        return proc, ifc, spec
+    if name == "MPI_Pcontrol":
+        proc = [f"  SUBROUTINE {spec}(level)", "    INTEGER, INTENT(IN) :: level",
+                "    INTEGER :: ierr", f"    CALL {b}(level, ierr)", f"  END SUBROUTINE {spec}"]
+        ifc = [f"    SUBROUTINE {b}(level, ierror) BIND(C, NAME=\"{p}mpi_pcontrol_\")", "      IMPORT",
+               "      INTEGER(C_INT) :: level, ierror", f"    END SUBROUTINE {b}"]
+        return proc, ifc, spec
+    dummies, decls, ihead, idecls, call = F08_SPECIAL[name]
+    proc = [f"  SUBROUTINE {spec}({dummies})"] + ["    " + d for d in decls]
+    proc += ["    INTEGER, OPTIONAL, INTENT(OUT) :: ierror", "    INTEGER :: ierr",
+             "    " + call.format(b=b), "    IF (PRESENT(ierror)) ierror = ierr", f"  END SUBROUTINE {spec}"]
+    end = "END FUNCTION" if "FUNCTION" in ihead else "END SUBROUTINE"
+    ifc = wrap(ihead.format(b=b, p=p, P=P), "    ") + ["      IMPORT"]
+    ifc += ["      " + d for d in idecls] + [f"    {end} {b}"]
+    return proc, ifc, spec
+
+
+def handle_constants(root, consts):
+    """{constant name: handle type} for the handle constants of mpi.h."""
+    text = (root / HEADER).read_text()
+    types = {}
+    for m in re.finditer(r"^#define\s+(MPI_\w+)\s+\(\((MPI_\w+)\)", text, flags=re.M):
+        if m.group(2) in HANDLES:
+            types[m.group(1)] = m.group(2)
+    for line in (root / BUILTIN_TYPES).read_text().splitlines():
+        m = re.match(r"AMPI_BUILTIN_TYPE\((\w+),", line)
+        if m:
+            types[m.group(1)] = "MPI_Datatype"
+    types["MPI_LONG_LONG"] = types["MPI_C_COMPLEX"] = "MPI_Datatype"
+    return types
+
+
+def generate_f08(root, consts, functions):
+    htypes = handle_constants(root, consts)
+    out = [
+        "! mpi_f08.f90 -- ampi's `mpi_f08` module: GENERATED by tools/gen_fortran.py from",
+        "! include/mpi.h.in, do not edit. The handle types, TYPE(MPI_Status), the constants, and a",
+        "! module procedure per routine that calls the `mpi` module's binding (see the script).",
+        "MODULE mpi_f08",
+        "  USE, INTRINSIC :: ISO_C_BINDING",
+        "  IMPLICIT NONE",
+    ]
+    for t in F08_TYPES:
+        out += [f"  TYPE, BIND(C) :: {t}", "    INTEGER :: MPI_VAL", f"  END TYPE {t}"]
+    out += ["  ! The six integers of an INTEGER status array (MPI_F08_status in mpi.h).",
+            "  TYPE, BIND(C) :: MPI_Status",
+            "    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+            "    INTEGER :: ampi_cancelled, ampi_count_lo, ampi_count_hi",
+            "  END TYPE MPI_Status"]
+    for name, v in consts:
+        if name in htypes:
+            out.append(f"  TYPE({htypes[name]}), PARAMETER :: {name} = {htypes[name]}({v})")
+        else:
+            out.append(f"  INTEGER, PARAMETER :: {name} = {v}")
+    out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.",
+            "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.",
+            "  INTEGER, PARAMETER :: MPI_F08_STATUS_SIZE = 6"]
+    # The sentinels: the same COMMON blocks as mpif.h and the mpi module (recognized by address).
+    for decl, block, var in SENTINELS:
+        if "STATUS_IGNORE" in var:
+            decl = f"TYPE(MPI_Status) :: {var}"
+        elif "STATUSES_IGNORE" in var:
+            decl = f"TYPE(MPI_Status) :: {var}(1)"
+        out += [f"  {decl}", f"  COMMON /{block}/ {var}", f"  SAVE /{block}/"]
+    out += [f"  EXTERNAL :: {fn}" for fn in ATTR_FNS]
+    out.append("  INTERFACE OPERATOR(==)")
+    out += [f"    MODULE PROCEDURE ampi_eq_{t[4:].lower()}" for t in F08_TYPES]
+    out += ["  END INTERFACE", "  INTERFACE OPERATOR(/=)"]
+    out += [f"    MODULE PROCEDURE ampi_ne_{t[4:].lower()}" for t in F08_TYPES]
+    out.append("  END INTERFACE")
+
+    routines = [F08(f) for f in f08_functions(functions)]
+    by_name = {r.f.name: r for r in routines}
+    specials = SPECIAL | {"MPI_Pcontrol"}
+    procs, ifaces, generics = [], [], {}
+    for r in routines:
+        for prefix in ("", "P"):
+            if r.f.name in specials:
+                proc, ifc, spec = f08_special(r.f.name, prefix)
+            else:
+                proc, ifc = f08_routine(r, prefix)
+                spec = prefix + r.specific
+            procs += proc
+            ifaces += ifc
+            generics.setdefault(prefix + r.generic, []).append((r, spec))
+    out.append("  INTERFACE")
+    out += ifaces
+    out += ["    SUBROUTINE ampi_f08_unsupported(name, ierror) BIND(C, NAME=\"mpi_f08_unsupported_\")",
+            "      IMPORT", "      CHARACTER(KIND=C_CHAR) :: name(*)", "      INTEGER(C_INT) :: ierror",
+            "    END SUBROUTINE ampi_f08_unsupported", "  END INTERFACE"]
+    for gname, specs in generics.items():
+        names = [specs[0][1]]
+        for r, spec in specs[1:]:
+            # A large-count form joins the generic name only where gfortran can tell it from the
+            # other (some argument of another type or kind: not MPI_Type_get_extent_c, whose
+            # MPI_Count arguments are 8-byte integers as MPI_Aint's are).
+            if distinguishable(specs[0][0], r):
+                names.append(spec)
+        out.append(f"  INTERFACE {gname}")
+        out += wrap(f"MODULE PROCEDURE {', '.join(names)}", "    ")
+        out.append(f"  END INTERFACE {gname}")
+    # The interfaces of the bindings stay public (ampi_b_*, ampi_pb_*): gfortran warns about
+    # PRIVATE procedures with binding labels.
+    out.append("CONTAINS")
+    # MPI_F_sync_reg: a call the compiler cannot see into (the program is compiled apart from
+    # this module), so it must assume `buf` changed: registers are reloaded after it (RMA windows
+    # read directly, buffers of nonblocking calls).
+    for P in ("", "P"):
+        out += [f"  SUBROUTINE {P}MPI_F_sync_reg(buf)", "    TYPE(*), DIMENSION(..) :: buf",
+                f"  END SUBROUTINE {P}MPI_F_sync_reg"]
+    for t in F08_TYPES:
+        s = t[4:].lower()
+        for op, fn in (("==", "eq"), ("/=", "ne")):
+            out += [f"  ELEMENTAL LOGICAL FUNCTION ampi_{fn}_{s}(a, b)",
+                    f"    TYPE({t}), INTENT(IN) :: a, b",
+                    f"    ampi_{fn}_{s} = a%MPI_VAL {op} b%MPI_VAL",
+                    f"  END FUNCTION ampi_{fn}_{s}"]
+    out += procs
+    out.append("END MODULE mpi_f08")
+    return "\n".join(out) + "\n", len(routines)
+
+
+def signature(r):
+    sig = []
+    for p in r.params:
+        d = f08_param(p)
+        sig.append(d[4] if d else None)
+    return sig
+
+
+def distinguishable(a, b):
+    if a.f.name in SPECIAL or b.f.name in SPECIAL or a.unsupported or b.unsupported:
+        return False
+    sa, sb = signature(a), signature(b)
+    if len(sa) != len(sb):
+        return True
+    return any(x is not None and y is not None and x != y for x, y in zip(sa, sb))
+
+
+def generate_f08_shims(functions):
+    """The C++ shims of the mpi_f08 routines with choice buffers (mpi_<name>_f08ts_), and the one
+    that raises MPI_ERR_UNSUPPORTED_OPERATION for the routines not callable from Fortran yet."""
+    out = ["#if AMPI_FORTRAN_CFI",
+           "// mpi_f08: the descriptors of the choice buffers become addresses (fortran::Choice).",
+           'extern "C" {',
+           "void mpi_f08_unsupported_(const char *name, MPI_Fint *ierror) {",
+           "  *ierror = unsupported((std::string(name) + \" (Fortran)\").c_str());",
+           "}", ""]
+    for f in f08_functions(functions):
+        name = f.name
+        if name in SPECIAL or name in UNSUPPORTED:
+            continue
+        params = [Param(d) for d in f.params]
+        choice = [p for p in params if is_choice(p)]
+        if not choice:
+            continue
+        b = bind(f)
+        mode = choice_mode(name)
+        for prefix in ("", "p"):
+            args, call, pre = [], [], []
+            for p, a in zip(params, b.args):
+                if is_choice(p):
+                    m = mode or ("in" if p.const else "inout")
+                    args.append(f"CFI_cdesc_t *{p.name}")
+                    pre.append(f'fortran::Choice c_{p.name}({p.name}, fortran::Choice::{m}, "{name}", '
+                               f'"{p.name}", ierror);')
+                    pre.append(f"if (!c_{p.name}) return;")
+                    call.append(f"c_{p.name}.get()")
+                else:
+                    args.append(a)
+                    call.append(p.name)
+            lens = [x.split()[-1] for x in b.lens]
+            out.append(f"void {prefix}{name.lower()}_f08ts_({', '.join(args + ['MPI_Fint *ierror'] + b.lens)}) {{")
+            out += ["  " + x for x in pre]
+            out.append(f"  {prefix}{name.lower()}_({', '.join(call + ['ierror'] + lens)});")
+            out.append("}")
+            out.append("")
+    out += ['} // extern "C"', "#endif"]
+    return "\n".join(out) + "\n"
+
+
 def write_if_changed(path, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.read_text() == text:
@@ -581,6 +1052,7 @@ def main():
     parser.add_argument("--cpp", type=pathlib.Path)
     parser.add_argument("--mpif", type=pathlib.Path)
     parser.add_argument("--module", type=pathlib.Path)
+    parser.add_argument("--f08", type=pathlib.Path, help="the mpi_f08 module's source")
     parser.add_argument("--list", action="store_true", help="print the bound and unbound functions")
     args = parser.parse_args()
     root = args.root.resolve()
@@ -594,12 +1066,14 @@ def main():
                      else f"unbound: {b.unbound}" if b.unbound else "bound")
             print(f"{f.name}: {state}")
     if args.cpp:
-        text, _ = generate_cpp(funcs)
+        text, _ = generate_cpp(f08_functions(functions), functions)
         write_if_changed(args.cpp, text)
     if args.mpif:
         write_if_changed(args.mpif, generate_mpif(consts, funcs))
     if args.module:
         write_if_changed(args.module, generate_module(consts, funcs))
+    if args.f08:
+        write_if_changed(args.f08, generate_f08(root, consts, functions)[0])
     return 0
 
 

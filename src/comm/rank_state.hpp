@@ -21,6 +21,15 @@ struct UserErrhandler {
   int refs = 0;
 };
 
+// The Fortran procedures of a keyval made from Fortran (src/mpi/fortran.cpp): the C callbacks
+// of such a keyval are trampolines that find them here by keyval and call them with Fortran's
+// conventions. mpi1: MPI_Keyval_create's (INTEGER extra state and values).
+struct FortranKeyval {
+  void (*copy)() = nullptr;
+  void (*del)() = nullptr;
+  bool mpi1 = false;
+};
+
 struct RankState {
   CommTable comms;
   GroupTable groups;
@@ -30,6 +39,8 @@ struct RankState {
   Registry objects;
   // Datatype attributes (MPI_Type_set_attr), by handle; their keyvals live in objects.keyvals.
   std::unordered_map<MPI_Datatype, AttrStore> type_attrs;
+  // Keyvals created from Fortran, by keyval (an entry is replaced when its slot is reused).
+  std::unordered_map<int, FortranKeyval> fortran_keyvals;
   std::uint32_t next_context = 4; // 0/1: MPI_COMM_WORLD, 2/3: MPI_COMM_SELF
   // Context agreements in flight (MPI_Comm_idup's overlap others), and the ids (first, count)
   // they have taken meanwhile (src/comm/context.hpp).

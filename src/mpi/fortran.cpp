@@ -3,6 +3,8 @@
 // and string conversions, predefined attribute keys.
 #include "mpi/fortran.hpp"
 
+#include "mpi/errors.hpp"
+
 #include "core/pe.hpp"
 #include "core/rank.hpp"
 #include "privatize/privatize.hpp"
@@ -13,19 +15,23 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <type_traits>
 
 // The COMMON blocks of mpif.h and the `mpi` module, as gfortran names them (lower case, one
 // trailing underscore), at least as large as the Fortran declarations. Only their addresses are
-// ever used. They must be exported (libampi.map): a program that declares the block then provides
-// the definition every reference binds to, libampi's included.
+// ever used; aligned as gfortran aligns them (16 bytes: the mpi_f08 module's object in
+// libampi.so declares them too, and ld warns of a smaller alignment). They must be exported
+// (libampi.map): a program that declares the block then provides the definition every reference
+// binds to, libampi's included.
 extern "C" {
-struct AmpiFortranInt {
+struct alignas(16) AmpiFortranInt {
   MPI_Fint v[1];
 };
-struct AmpiFortranStatus {
+struct alignas(16) AmpiFortranStatus {
   MPI_Fint v[AMPI_F_STATUS_SIZE];
 };
-struct AmpiFortranChar {
+struct alignas(16) AmpiFortranChar {
   char v[1];
 };
 AmpiFortranInt mpi_fortran_bottom_;
@@ -217,4 +223,266 @@ MPI_Aint attr_value(int c_key, void *value) noexcept {
   }
 }
 
+// ---- attribute callbacks written in Fortran ----------------------------------------------------
+namespace {
+
+// The Fortran procedures' forms (every argument by reference; LOGICAL flag: 0 or 1).
+using FCopy = void(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *, MPI_Fint *,
+                   MPI_Fint *);
+using FDelete = void(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *);
+using FCopy1 = void(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                    MPI_Fint *);
+using FDelete1 = void(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+// One trampoline pair serves communicators, datatypes and windows: their handles are ints, the
+// same in Fortran (MPI_Comm_c2f is the identity).
+static_assert(std::is_same_v<MPI_Comm, int> && std::is_same_v<MPI_Datatype, int> &&
+              std::is_same_v<MPI_Win, int>);
+
+const comm::FortranKeyval *fortran_keyval(int keyval) noexcept {
+  Pe *pe = Pe::get_if();
+  Rank *r = pe ? pe->current_if() : nullptr;
+  if (!r) return nullptr;
+  const auto it = r->comm.fortran_keyvals.find(keyval);
+  return it == r->comm.fortran_keyvals.end() ? nullptr : &it->second;
+}
+
+// An attribute's value as C stores it is the Fortran value itself (MPI_*_set_attr, MPI_Attr_put).
+int copy_trampoline(int oldobj, int keyval, void *extra, void *in, void *out, int *flag) {
+  *flag = 0;
+  const comm::FortranKeyval *k = fortran_keyval(keyval);
+  if (!k || !k->copy) return MPI_SUCCESS;
+  MPI_Fint obj = oldobj, key = keyval, f = 0, ierr = MPI_SUCCESS;
+  MPI_Aint value = 0;
+  if (k->mpi1) {
+    MPI_Fint x = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(extra));
+    MPI_Fint vin = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(in)), vout = 0;
+    reinterpret_cast<FCopy1 *>(k->copy)(&obj, &key, &x, &vin, &vout, &f, &ierr);
+    value = vout;
+  } else {
+    MPI_Aint x = reinterpret_cast<MPI_Aint>(extra), vin = reinterpret_cast<MPI_Aint>(in);
+    reinterpret_cast<FCopy *>(k->copy)(&obj, &key, &x, &vin, &value, &f, &ierr);
+  }
+  if (ierr != MPI_SUCCESS) return ierr;
+  *flag = f != 0;
+  if (*flag) *static_cast<void **>(out) = reinterpret_cast<void *>(value);
+  return MPI_SUCCESS;
+}
+
+int delete_trampoline(int obj, int keyval, void *value, void *extra) {
+  const comm::FortranKeyval *k = fortran_keyval(keyval);
+  if (!k || !k->del) return MPI_SUCCESS;
+  MPI_Fint o = obj, key = keyval, ierr = MPI_SUCCESS;
+  if (k->mpi1) {
+    MPI_Fint x = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(extra));
+    MPI_Fint v = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(value));
+    reinterpret_cast<FDelete1 *>(k->del)(&o, &key, &v, &x, &ierr);
+  } else {
+    MPI_Aint x = reinterpret_cast<MPI_Aint>(extra), v = reinterpret_cast<MPI_Aint>(value);
+    reinterpret_cast<FDelete *>(k->del)(&o, &key, &v, &x, &ierr);
+  }
+  return ierr;
+}
+
+} // namespace
+
+int create_keyval(KeyKind kind, void (*copy)(), void (*del)(), MPI_Fint *keyval, MPI_Aint extra,
+                  bool mpi1, bool profiled) {
+  int k = MPI_KEYVAL_INVALID;
+  void *x = reinterpret_cast<void *>(extra);
+  int rc = MPI_SUCCESS;
+  switch (kind) {
+  case KeyKind::comm:
+    if (mpi1)
+      rc = profiled ? MPI_Keyval_create(copy_trampoline, delete_trampoline, &k, x)
+                    : PMPI_Keyval_create(copy_trampoline, delete_trampoline, &k, x);
+    else
+      rc = profiled ? MPI_Comm_create_keyval(copy_trampoline, delete_trampoline, &k, x)
+                    : PMPI_Comm_create_keyval(copy_trampoline, delete_trampoline, &k, x);
+    break;
+  case KeyKind::type:
+    rc = profiled ? MPI_Type_create_keyval(copy_trampoline, delete_trampoline, &k, x)
+                  : PMPI_Type_create_keyval(copy_trampoline, delete_trampoline, &k, x);
+    break;
+  case KeyKind::win:
+    rc = profiled ? MPI_Win_create_keyval(copy_trampoline, delete_trampoline, &k, x)
+                  : PMPI_Win_create_keyval(copy_trampoline, delete_trampoline, &k, x);
+    break;
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  Pe *pe = Pe::get_if();
+  Rank *r = pe ? pe->current_if() : nullptr;
+  if (r) r->comm.fortran_keyvals[k] = comm::FortranKeyval{copy, del, mpi1};
+  *keyval = k;
+  return MPI_SUCCESS;
+}
+
+// ---- generalized requests with Fortran callbacks ---------------------------------------------
+namespace {
+
+struct FortranGrequest {
+  void (*query)();
+  void (*free_fn)();
+  void (*cancel)();
+  MPI_Aint extra;
+};
+using FQuery = void(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+using FFree = void(MPI_Aint *, MPI_Fint *);
+using FCancel = void(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+
+int query_trampoline(void *extra, MPI_Status *status) {
+  auto *g = static_cast<FortranGrequest *>(extra);
+  MPI_Fint f[AMPI_F_STATUS_SIZE] = {};
+  PMPI_Status_c2f(status, f);
+  MPI_Fint ierr = MPI_SUCCESS;
+  reinterpret_cast<FQuery *>(g->query)(&g->extra, f, &ierr);
+  PMPI_Status_f2c(f, status);
+  return ierr;
+}
+
+int free_trampoline(void *extra) {
+  // Called once, as the request goes: the record goes with it.
+  const std::unique_ptr<FortranGrequest> g(static_cast<FortranGrequest *>(extra));
+  MPI_Fint ierr = MPI_SUCCESS;
+  reinterpret_cast<FFree *>(g->free_fn)(&g->extra, &ierr);
+  return ierr;
+}
+
+int cancel_trampoline(void *extra, int complete) {
+  auto *g = static_cast<FortranGrequest *>(extra);
+  MPI_Fint done = complete ? 1 : 0, ierr = MPI_SUCCESS;
+  reinterpret_cast<FCancel *>(g->cancel)(&g->extra, &done, &ierr);
+  return ierr;
+}
+
+} // namespace
+
+int grequest_start(void (*query)(), void (*free_fn)(), void (*cancel)(), MPI_Aint extra,
+                   MPI_Fint *request, bool profiled) {
+  auto g = std::make_unique<FortranGrequest>(FortranGrequest{query, free_fn, cancel, extra});
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc =
+      profiled
+          ? MPI_Grequest_start(query_trampoline, free_trampoline, cancel_trampoline, g.get(), &r)
+          : PMPI_Grequest_start(query_trampoline, free_trampoline, cancel_trampoline, g.get(), &r);
+  if (rc != MPI_SUCCESS) return rc;
+  static_cast<void>(g.release()); // owned by the request now: free_trampoline deletes it
+  *request = MPI_Request_c2f(r);
+  return MPI_SUCCESS;
+}
+
+#if AMPI_FORTRAN_CFI
+namespace {
+
+// Whether the descriptor's elements are adjacent in array order (a scalar, a whole array, a
+// section of whole columns; an array of no elements counts as contiguous, it is never read).
+bool contiguous(const CFI_cdesc_t *d) noexcept {
+  for (int i = 0; i < d->rank; ++i)
+    if (d->dim[i].extent <= 0) return true;
+  auto want = static_cast<CFI_index_t>(d->elem_len);
+  for (int i = 0; i < d->rank; ++i) {
+    if (d->dim[i].extent != 1 && d->dim[i].sm != want) return false;
+    want *= d->dim[i].extent;
+  }
+  return true;
+}
+
+// Calls f(address in the section, offset in the packed copy, bytes) for each run of adjacent
+// bytes of a non-contiguous section (rank >= 1, no empty dimension), in array element order:
+// whole rows of the first dimension when its elements are adjacent, else single elements.
+template <class F> void each_run(const CFI_cdesc_t *d, F &&f) {
+  const auto el = static_cast<CFI_index_t>(d->elem_len);
+  const bool dense0 = d->dim[0].sm == el;
+  const int first = dense0 ? 1 : 0;
+  const auto run = static_cast<std::size_t>(dense0 ? d->dim[0].extent * el : el);
+  CFI_index_t idx[CFI_MAX_RANK] = {};
+  std::size_t packed = 0;
+  auto *base = static_cast<std::byte *>(d->base_addr);
+  for (;;) {
+    std::ptrdiff_t off = 0;
+    for (int i = first; i < d->rank; ++i)
+      off += idx[i] * d->dim[i].sm;
+    f(base + off, packed, run);
+    packed += run;
+    int i = first;
+    for (; i < d->rank; ++i) {
+      if (++idx[i] < d->dim[i].extent) break;
+      idx[i] = 0;
+    }
+    if (i == d->rank) return;
+  }
+}
+
+} // namespace
+
+Choice::Choice(const CFI_cdesc_t *d, Mode mode, const char *fn, const char *arg, MPI_Fint *ierror)
+    : d_(d), mode_(mode), p_(d->base_addr) {
+  if (mode == address || contiguous(d)) return;
+  if (mode == deferred) {
+    ok_ = false;
+    *ierror = raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn,
+                    "%s is a non-contiguous array section, which this call cannot take: it uses "
+                    "the buffer after it returns (MPI_SUBARRAYS_SUPPORTED is .FALSE.); pass a "
+                    "contiguous array, or describe the layout with a derived datatype",
+                    arg);
+    return;
+  }
+  std::size_t n = d->elem_len;
+  for (int i = 0; i < d->rank; ++i)
+    n *= static_cast<std::size_t>(d->dim[i].extent);
+  tmp_.resize(n);
+  each_run(d, [this](std::byte *at, std::size_t off, std::size_t len) {
+    std::memcpy(tmp_.data() + off, at, len);
+  });
+  p_ = tmp_.data();
+}
+
+Choice::~Choice() {
+  if (tmp_.empty() || mode_ != inout) return;
+  each_run(d_, [this](std::byte *at, std::size_t off, std::size_t len) {
+    std::memcpy(at, tmp_.data() + off, len);
+  });
+}
+#endif
+
 } // namespace ampi::mpi::fortran
+
+// The predefined attribute callbacks of Fortran (MPI_COMM_DUP_FN, ...: EXTERNAL procedures of
+// mpif.h and the modules), with Fortran's arguments; MPI_NULL_COPY_FN, MPI_DUP_FN and
+// MPI_NULL_DELETE_FN are MPI_Keyval_create's (INTEGER values).
+extern "C" {
+#define AMPI_FORTRAN_ATTR_FNS(obj)                                                                 \
+  void mpi_##obj##_null_copy_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Aint *,       \
+                                 MPI_Fint *flag, MPI_Fint *ierror) {                               \
+    *flag = 0;                                                                                     \
+    *ierror = MPI_SUCCESS;                                                                         \
+  }                                                                                                \
+  void mpi_##obj##_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *in, MPI_Aint *out,        \
+                           MPI_Fint *flag, MPI_Fint *ierror) {                                     \
+    *out = *in;                                                                                    \
+    *flag = 1;                                                                                     \
+    *ierror = MPI_SUCCESS;                                                                         \
+  }                                                                                                \
+  void mpi_##obj##_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *,                 \
+                                   MPI_Fint *ierror) {                                             \
+    *ierror = MPI_SUCCESS;                                                                         \
+  }
+AMPI_FORTRAN_ATTR_FNS(comm)
+AMPI_FORTRAN_ATTR_FNS(type)
+AMPI_FORTRAN_ATTR_FNS(win)
+#undef AMPI_FORTRAN_ATTR_FNS
+void mpi_null_copy_fn_(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *flag,
+                       MPI_Fint *ierror) {
+  *flag = 0;
+  *ierror = MPI_SUCCESS;
+}
+void mpi_dup_fn_(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *in, MPI_Fint *out, MPI_Fint *flag,
+                 MPI_Fint *ierror) {
+  *out = *in;
+  *flag = 1;
+  *ierror = MPI_SUCCESS;
+}
+void mpi_null_delete_fn_(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *ierror) {
+  *ierror = MPI_SUCCESS;
+}
+}

@@ -2,7 +2,8 @@
 // the build tree as fortran_bindings.cpp) share: the sentinels of mpif.h and the `mpi` module
 // recognized by address, the conversions of statuses (MPI_Fint[MPI_STATUS_SIZE]) and of Fortran
 // CHARACTER arguments (blank-padded, with a hidden length, no NUL), and the predefined attribute
-// keys' Fortran values.
+// keys' Fortran values; and, for the mpi_f08 module, the choice buffers that arrive as Fortran
+// 2018 descriptors (CFI_cdesc_t, TYPE(*), DIMENSION(..)): fortran::Choice.
 //
 // The sentinels are COMMON blocks (MPI_FORTRAN_BOTTOM, ...). libampi defines them, but a Fortran
 // program that uses one allocates the block itself (a COMMON block is a common symbol, and the
@@ -12,6 +13,15 @@
 #pragma once
 
 #include <mpi.h>
+
+// The descriptors of TYPE(*), DIMENSION(..) arguments (mpi_f08). The header comes with gfortran
+// (in GCC's own include directory); without it mpi_f08's shims are left out (no module either).
+#if __has_include(<ISO_Fortran_binding.h>)
+#include <ISO_Fortran_binding.h>
+#define AMPI_FORTRAN_CFI 1
+#else
+#define AMPI_FORTRAN_CFI 0
+#endif
 
 #include <cstddef>
 #include <string>
@@ -130,5 +140,50 @@ int attr_key(MPI_Fint key) noexcept;
 // The Fortran value of the attribute `c_key` whose C value is `value`: a predefined attribute's
 // C value points to it (MPI_WIN_BASE is the address itself), a user attribute is the value.
 MPI_Aint attr_value(int c_key, void *value) noexcept;
+
+// MPI_Comm/Type/Win_create_keyval and MPI_Keyval_create from Fortran: `copy` and `del` are
+// Fortran procedures (by-reference arguments, the value and extra state INTEGER(KIND=
+// MPI_ADDRESS_KIND), or INTEGER for MPI_Keyval_create: mpi1). The keyval's C callbacks call them;
+// the extra state travels as the C extra_state. MPI_SUCCESS or the error raised.
+enum class KeyKind { comm, type, win };
+int create_keyval(KeyKind kind, void (*copy)(), void (*del)(), MPI_Fint *keyval, MPI_Aint extra,
+                  bool mpi1, bool profiled);
+
+// MPI_Grequest_start from Fortran: query_fn(extra_state, status, ierror), free_fn(extra_state,
+// ierror) and cancel_fn(extra_state, complete, ierror) are Fortran procedures; a record of them
+// and the extra state is the C extra_state, released by the free callback (which MPI calls once,
+// when the request is freed). MPI_SUCCESS or the error raised.
+int grequest_start(void (*query)(), void (*free_fn)(), void (*cancel)(), MPI_Aint extra,
+                   MPI_Fint *request, bool profiled);
+
+#if AMPI_FORTRAN_CFI
+// A choice buffer of mpi_f08 (a CFI descriptor) as the address the C call takes. A contiguous
+// array (or a scalar, or an array of no elements) is used in place: its base address, which is
+// also how MPI_BOTTOM and MPI_IN_PLACE (COMMON blocks) arrive. A non-contiguous array section is
+// copied, element after element in array order, into a temporary that the call uses instead;
+// for a buffer the call may write (inout), the temporary is copied back into the section when
+// the Choice is destroyed, after the call. A `deferred` buffer (a call that uses it after it
+// returns: nonblocking, persistent, split-collective, one-sided) must be contiguous: a section
+// is refused with MPI_ERR_BUFFER (the temporary would be gone). An `address` argument
+// (MPI_Get_address) is its first element's address, whatever the layout.
+class Choice {
+public:
+  enum Mode { in, inout, deferred, address };
+  // On refusal, *ierror holds the error (raised on MPI_COMM_WORLD) and the Choice is false.
+  Choice(const CFI_cdesc_t *d, Mode mode, const char *fn, const char *arg, MPI_Fint *ierror);
+  ~Choice();
+  Choice(const Choice &) = delete;
+  Choice &operator=(const Choice &) = delete;
+  explicit operator bool() const noexcept { return ok_; }
+  void *get() const noexcept { return p_; }
+
+private:
+  const CFI_cdesc_t *d_;
+  Mode mode_;
+  void *p_ = nullptr;
+  bool ok_ = true;
+  std::vector<std::byte> tmp_;
+};
+#endif
 
 } // namespace ampi::mpi::fortran

@@ -2,7 +2,7 @@
 # tests/fortran/find_package_test.sh BUILDDIR SRCDIR WORKDIR CMAKE GENERATOR FC
 # Configures and builds tests/fortran/find_package (find_package(MPI COMPONENTS Fortran) with
 # MPI_Fortran_COMPILER set to the build tree's mpifort), then runs both programs under
-# ampirun --vp 3 and checks one line per rank.
+# ampirun --vp 3 and checks one line per rank (`use mpi`, mpif.h, `use mpi_f08`).
 set -u
 [ $# -eq 6 ] || { echo "usage: $0 BUILDDIR SRCDIR WORKDIR CMAKE GENERATOR FC" >&2; exit 2; }
 build=$1 src=$2 work=$3 cmake=$4 generator=$5 fc=$6
@@ -19,7 +19,7 @@ echo "\$ $cmake -S $src/find_package -B $work/project ... -DMPI_Fortran_COMPILER
   -DCMAKE_BUILD_TYPE=Release -DMPI_Fortran_COMPILER="$bin/mpifort" ||
   { echo "FAIL: configuring the find_package(MPI COMPONENTS Fortran) project failed"; exit 1; }
 "$cmake" --build "$work/project" || { echo "FAIL: building it failed"; exit 1; }
-for kind in module header; do
+for kind in module header f08; do
   out=$("$bin/ampirun" --vp 3 "$work/project/fp_fortran_$kind" 2>&1)
   rc=$?
   printf '%s\n' "$out" | sed 's/^/| /'

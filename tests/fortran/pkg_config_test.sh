@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/fortran/pkg_config_test.sh BUILDDIR SRCDIR WORKDIR CC FC
 # Builds a C program with `pkg-config --cflags --libs mpi-c` (and ampi, mpi) and a Fortran one with
-# `pkg-config --cflags --libs mpi-fort`, from the build tree's lib/pkgconfig, and runs each under
-# ampirun --vp 2. Also checks that mpi-cxx.pc exists and that the files name this tree.
+# `pkg-config --cflags --libs mpi-fort` (mpif.h and `use mpi_f08`), from the build tree's
+# lib/pkgconfig, and runs each under ampirun --vp 2. Also checks that mpi-cxx.pc exists and that the files name this tree.
 set -u
 [ $# -eq 5 ] || { echo "usage: $0 BUILDDIR SRCDIR WORKDIR CC FC" >&2; exit 2; }
 build=$1 src=$2 work=$3 cc=$4 fc=$5
@@ -44,5 +44,10 @@ echo "\$ $fc hello_header.f90 \$(pkg-config --cflags --libs mpi-fort)"
 $fc "$src/find_package/hello_header.f90" -o "$work/hello_f" $(pkg-config --cflags --libs mpi-fort) ||
   fail "building a Fortran program with mpi-fort.pc failed"
 [ -x "$work/hello_f" ] && run2 "$work/hello_f" "fortran header hello"
+echo "\$ $fc hello_f08.f90 \$(pkg-config --cflags --libs mpi-fort)"
+# shellcheck disable=SC2046
+(cd "$work" && $fc "$src/find_package/hello_f08.f90" -o "$work/hello_f08" \
+  $(pkg-config --cflags --libs mpi-fort)) || fail "building an mpi_f08 program with mpi-fort.pc failed"
+[ -x "$work/hello_f08" ] && run2 "$work/hello_f08" "fortran f08 hello"
 [ "$failed" = 0 ] && echo PASS
 exit "$failed"
