@@ -3,7 +3,7 @@
 # GPU-aware halo exchange, virtual ranks of one process against one process per rank; prints a
 # table of the mean time per iteration and the communication time per iteration (ms).
 #
-#   bench/gpu_jacobi.sh [--build DIR] [--bin JACOBI3D_CUDA] [-n N] [-i ITERS] [--ranks "2 4 8"]
+#   bench/gpu_jacobi.sh [--build DIR] [--bin JACOBI3D_CUDA] [-n N] [-i ITERS] [--ranks "1 2 4 8 16"]
 #                       [--two-gpu] [--out FILE]
 #   One GPU (default): R ranks for each R of --ranks, all on GPU 0 (CUDA_VISIBLE_DEVICES=0),
 #     as R virtual ranks of one process (ampirun -np 1 --vp R) and as R processes
@@ -15,7 +15,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-B=$ROOT/build-cuda BIN= N=256 ITERS=100 RANKS="2 4 8" TWO=0 OUTF=
+B=$ROOT/build-cuda BIN= N=256 ITERS=100 RANKS="1 2 4 8 16" TWO=0 OUTF=
 while [ $# -gt 0 ]; do
   case $1 in
     --build) B=$2; shift ;;

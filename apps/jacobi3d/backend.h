@@ -29,6 +29,14 @@ jb_block *jb_create(int device, int nx, int ny, int nz, int x0, int y0, int z0, 
                     int GZ);
 void jb_destroy(jb_block *b);
 
+/* The current grid (ghosts included, index() above; device memory for the CUDA backend). It
+ * changes with every jb_update (the grids swap), so the driver asks again each iteration: what
+ * --datatypes sends from and receives into, with datatypes of the block's shape. */
+double *jb_grid(jb_block *b);
+/* The block's CUDA stream (a cudaStream_t), where every operation below is queued; NULL for the
+ * host backend. What --enqueue hands to MPIX_Stream_create. */
+void *jb_stream(jb_block *b);
+
 /* Face buffers (device memory for the CUDA backend) and their length in doubles. */
 double *jb_send_buffer(jb_block *b, int face);
 double *jb_recv_buffer(jb_block *b, int face);
@@ -41,6 +49,11 @@ void jb_update(jb_block *b);           /* one Jacobi sweep, then the grids swap 
 void jb_to_host(jb_block *b, void *host, const void *dev, size_t bytes);
 void jb_to_device(jb_block *b, void *dev, const void *host, size_t bytes);
 void jb_sync(jb_block *b);
+/* Marks slot k (0 <= k < 64) at the current end of the block's stream, and waits until the work
+ * queued before slot k's last mark has completed (no-ops for the host backend): how --enqueue
+ * bounds how far the host runs ahead. */
+void jb_mark(jb_block *b, int k);
+void jb_wait_mark(jb_block *b, int k);
 
 /* Host memory for staging (pinned with CUDA). */
 void *jb_host_alloc(size_t bytes);

@@ -26,6 +26,7 @@ struct jb_block {
   double *u, *v;
   double *send[6], *recv[6];
   cudaStream_t stream;
+  cudaEvent_t mark[64]; // jb_mark's slots, made on first use
 };
 
 namespace {
@@ -126,8 +127,17 @@ void jb_destroy(jb_block *b) {
   for (int f = 0; f < 6; ++f)
     cudaFree(b->send[f]), cudaFree(b->recv[f]);
   cudaFree(b->u), cudaFree(b->v);
+  for (int k = 0; k < 64; ++k)
+    if (b->mark[k]) cudaEventDestroy(b->mark[k]);
   cudaStreamDestroy(b->stream);
   std::free(b);
+}
+
+double *jb_grid(jb_block *b) {
+  return b->u;
+}
+void *jb_stream(jb_block *b) {
+  return b->stream;
 }
 
 double *jb_send_buffer(jb_block *b, int f) {
@@ -170,6 +180,15 @@ void jb_to_device(jb_block *b, void *dev, const void *host, size_t bytes) {
 void jb_sync(jb_block *b) {
   use(b);
   JB_CUDA(cudaStreamSynchronize(b->stream));
+}
+void jb_mark(jb_block *b, int k) {
+  use(b);
+  if (!b->mark[k]) JB_CUDA(cudaEventCreateWithFlags(&b->mark[k], cudaEventDisableTiming));
+  JB_CUDA(cudaEventRecord(b->mark[k], b->stream));
+}
+void jb_wait_mark(jb_block *b, int k) {
+  use(b);
+  if (b->mark[k]) JB_CUDA(cudaEventSynchronize(b->mark[k]));
 }
 
 void *jb_host_alloc(size_t bytes) {

@@ -4,6 +4,14 @@
  * to six neighbours by non-blocking point-to-point — device buffers passed to MPI directly
  * (GPU-aware, the default) or staged through host memory (--staging) — for a fixed number of
  * iterations; prints the mean time per iteration and the communication time per iteration.
+ * Two more ways to exchange the halos:
+ *  --datatypes: no pack/unpack kernels and no face buffers: each face is sent from the grid
+ *    itself and received into its ghost layer with a subarray datatype of the block (ghosts
+ *    included), so the MPI library packs and unpacks (on the device for device memory).
+ *  --enqueue (CUDA backend): MPICH's stream-ordered calls (MPIX_Stream on the block's stream,
+ *    MPIX_Irecv/Isend_enqueue, MPIX_Waitall_enqueue); packing, unpacking and the sweep are queued
+ *    on the same stream and the host never waits for the GPU inside an iteration (only before
+ *    the clock starts and stops). The communication time is not measured separately there.
  * The grid lives where the backend puts it (backend.h: CUDA kernels or host loops; the same
  * source builds both). More ranks than GPUs share them: the node-local rank r of n picks device
  * r * devices / n (consecutive ranks, hence the virtual ranks of one process, share a device).
@@ -20,7 +28,10 @@
 typedef struct options {
   int gx, gy, gz;
   int iters, warmup;
-  int staging; /* 1: host staging; 0: GPU-aware (device buffers to MPI) */
+  int staging;   /* 1: host staging; 0: GPU-aware (device buffers to MPI) */
+  int datatypes; /* 1: faces as subarray datatypes of the grid, no pack/unpack kernels */
+  int enqueue;   /* 1: MPIX stream enqueue calls on the block's stream (CUDA backend) */
+  int ahead;     /* --enqueue: iterations the host may queue ahead of the GPU (0: no bound) */
   int verify;
   int cyclic; /* device map: 1 local % devices, 0 block (default) */
 } options;
@@ -33,6 +44,10 @@ static void usage(void) {
          "  -w ITERS          warm-up iterations (default 10)\n"
          "  --staging         stage halos through host memory\n"
          "  --gpu-aware       pass device buffers to MPI (default)\n"
+         "  --datatypes       send and receive faces in the grid with subarray datatypes\n"
+         "  --enqueue         MPIX stream enqueue calls on the block's stream (CUDA backend)\n"
+         "  --ahead K         --enqueue: queue at most K iterations ahead of the GPU (default 2;\n"
+         "                    0: no bound)\n"
          "  --device-map M    block (default: rank r of n on a node uses device r*devices/n)\n"
          "                    or cyclic (device r %% devices)\n"
          "  --verify          compare with a serial computation (small grids only)\n"
@@ -42,6 +57,7 @@ static void usage(void) {
 static int parse(options *o, int argc, char **argv, int rank) {
   o->gx = o->gy = o->gz = 128;
   o->iters = 100, o->warmup = 10, o->staging = 0, o->verify = 0, o->cyclic = 0;
+  o->datatypes = 0, o->enqueue = 0, o->ahead = 2;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -52,6 +68,10 @@ static int parse(options *o, int argc, char **argv, int rank) {
       o->staging = 1;
     } else if (!strcmp(a, "--gpu-aware")) {
       o->staging = 0;
+    } else if (!strcmp(a, "--datatypes")) {
+      o->datatypes = 1;
+    } else if (!strcmp(a, "--enqueue")) {
+      o->enqueue = 1;
     } else if (!strcmp(a, "--verify")) {
       o->verify = 1;
     } else if (!strcmp(a, "--device-map") && v) {
@@ -61,6 +81,9 @@ static int parse(options *o, int argc, char **argv, int rank) {
         o->cyclic = 0;
       else
         goto bad;
+      ++i;
+    } else if (!strcmp(a, "--ahead") && v) {
+      o->ahead = atoi(v);
       ++i;
     } else if (!strcmp(a, "-n") && v) {
       o->gx = o->gy = o->gz = atoi(v);
@@ -85,8 +108,16 @@ static int parse(options *o, int argc, char **argv, int rank) {
     }
     return -1;
   }
-  if (o->gx < 1 || o->gy < 1 || o->gz < 1 || o->iters < 1 || o->warmup < 0) {
-    if (rank == 0) fprintf(stderr, "jacobi3d: grid sizes and iterations must be positive\n");
+  if (o->gx < 1 || o->gy < 1 || o->gz < 1 || o->iters < 1 || o->warmup < 0 || o->ahead < 0 ||
+      o->ahead > 64) {
+    if (rank == 0)
+      fprintf(stderr, "jacobi3d: grid sizes and iterations must be positive, --ahead 0..64\n");
+    return -1;
+  }
+  if (o->staging && (o->datatypes || o->enqueue)) {
+    if (rank == 0)
+      fprintf(stderr, "jacobi3d: --staging goes with neither --datatypes nor --enqueue (both "
+                      "pass the grid's device memory to MPI)\n");
     return -1;
   }
   return 0;
@@ -145,6 +176,11 @@ static double *serial(int gx, int gy, int gz, int sweeps) {
 }
 
 int main(int argc, char **argv) {
+  /* A GPU backend without a usable device: exit status 77 before MPI_Init (CTest: skipped). */
+  if (strcmp(jb_name(), "host") != 0 && jb_device_count() == 0) {
+    printf("jacobi3d: no usable %s device: skipped\n", jb_name());
+    return 77;
+  }
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -184,6 +220,46 @@ int main(int argc, char **argv) {
   if (ndev > 0) device = o.cyclic ? local % ndev : (int)((long)local * ndev / nlocal);
   jb_block *b = jb_create(device, nx, ny, nz, c[0] * nx, c[1] * ny, c[2] * nz, o.gx, o.gy, o.gz);
 
+  if (o.enqueue && !jb_stream(b)) {
+    if (rank == 0)
+      fprintf(stderr,
+              "jacobi3d: --enqueue needs the CUDA backend (jacobi3d_cuda): the MPIX "
+              "enqueue calls order MPI on a CUDA stream, and the %s backend has none\n",
+              jb_name());
+    jb_destroy(b);
+    MPI_Finalize();
+    return 1;
+  }
+  /* --datatypes: face f's interior layer (sent) and ghost layer (received) as subarrays of the
+   * (nz+2) x (ny+2) x (nx+2) block, C order (x fastest), the layer one cell thick in dimension
+   * f / 2 and the interior extent in the other two. */
+  MPI_Datatype send_type[6], recv_type[6];
+  for (int f = 0; f < 6 && o.datatypes; ++f) {
+    const int dim = 2 - f / 2; /* x is the last (fastest) dimension in C order */
+    const int n[3] = {nz, ny, nx};
+    int sizes[3] = {nz + 2, ny + 2, nx + 2}, sub[3] = {nz, ny, nx}, at[3] = {1, 1, 1};
+    sub[dim] = 1;
+    at[dim] = f % 2 ? n[dim] : 1;
+    MPI_Type_create_subarray(3, sizes, sub, at, MPI_ORDER_C, MPI_DOUBLE, &send_type[f]);
+    at[dim] = f % 2 ? n[dim] + 1 : 0;
+    MPI_Type_create_subarray(3, sizes, sub, at, MPI_ORDER_C, MPI_DOUBLE, &recv_type[f]);
+    MPI_Type_commit(&send_type[f]);
+    MPI_Type_commit(&recv_type[f]);
+  }
+  /* --enqueue: an MPIX stream on the block's CUDA stream and a communicator bound to it. */
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPIX_Stream mstream = MPIX_STREAM_NULL;
+  if (o.enqueue) {
+    void *cs = jb_stream(b);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "type", "cudaStream_t");
+    MPIX_Info_set_hex(info, "value", &cs, (int)sizeof cs);
+    MPIX_Stream_create(info, &mstream);
+    MPI_Info_free(&info);
+    MPIX_Stream_comm_create(MPI_COMM_WORLD, mstream, &comm);
+  }
+
   /* What MPI sends and receives: the device buffers, or host copies of them. */
   double *sbuf[6], *rbuf[6];
   size_t count[6];
@@ -201,25 +277,77 @@ int main(int argc, char **argv) {
            jb_name(), o.gx, o.gy, o.gz, size, d[0], d[1], d[2], nx, ny, nz);
     printf("# halo exchange: %s; %d iterations after %d warm-up; %d device(s) visible to rank "
            "0, %d rank(s) on its node\n",
-           o.staging ? "host staging" : (ndev > 0 ? "GPU-aware (device buffers)" : "direct"),
+           o.staging     ? "host staging"
+           : o.datatypes ? (o.enqueue ? "subarray datatypes in the grid, stream-enqueued"
+                                      : "subarray datatypes in the grid")
+           : o.enqueue   ? "stream-enqueued (MPIX_Isend/Irecv_enqueue)"
+           : ndev > 0    ? "GPU-aware (device buffers)"
+                         : "direct",
            o.iters, o.warmup, ndev, nlocal);
+    if (o.enqueue) printf("# --enqueue: the host queues up to %d iteration(s) ahead\n", o.ahead);
     fflush(stdout);
   }
 
   MPI_Request req[12];
-  double t0 = 0, comm = 0;
+  double t0 = 0, comm_time = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int it = 0; it < o.warmup + o.iters; ++it) {
     if (it == o.warmup) {
+      jb_sync(b); /* (--enqueue: the warm-up's work is done before the clock starts) */
       MPI_Barrier(MPI_COMM_WORLD);
       t0 = MPI_Wtime();
-      comm = 0;
+      comm_time = 0;
     }
     double tc = MPI_Wtime();
     int nreq = 0;
+    double *grid = jb_grid(b);
+    if (o.enqueue) {
+      /* Everything on the block's stream; the host only queues, at most o.ahead iterations ahead
+       * of the GPU: the stream's queue is finite (a launch into a full one blocks the host thread,
+       * and with it every virtual rank of the process, whose MPI the queued waits need). The
+       * wait is for an iteration queued earlier, never for this one's work. */
+      if (o.ahead > 0 && it >= o.ahead) jb_wait_mark(b, it % o.ahead);
+      for (int f = 0; f < 6; ++f)
+        if (nbr[f] != MPI_PROC_NULL) {
+          if (o.datatypes)
+            MPIX_Irecv_enqueue(grid, 1, recv_type[f], nbr[f], f ^ 1, comm, &req[nreq++]);
+          else
+            MPIX_Irecv_enqueue(rbuf[f], (int)count[f], MPI_DOUBLE, nbr[f], f ^ 1, comm,
+                               &req[nreq++]);
+        }
+      for (int f = 0; f < 6; ++f)
+        if (nbr[f] != MPI_PROC_NULL) {
+          if (o.datatypes) {
+            MPIX_Isend_enqueue(grid, 1, send_type[f], nbr[f], f, comm, &req[nreq++]);
+          } else {
+            jb_pack(b, f);
+            MPIX_Isend_enqueue(sbuf[f], (int)count[f], MPI_DOUBLE, nbr[f], f, comm, &req[nreq++]);
+          }
+        }
+      MPIX_Waitall_enqueue(nreq, req, MPI_STATUSES_IGNORE);
+      for (int f = 0; f < 6 && !o.datatypes; ++f)
+        if (nbr[f] != MPI_PROC_NULL) jb_unpack(b, f);
+      jb_update(b);
+      if (o.ahead > 0) jb_mark(b, it % o.ahead);
+      continue;
+    }
+    if (o.datatypes) {
+      /* The grid is final (the last sweep was waited for): faces straight from and into it. */
+      for (int f = 0; f < 6; ++f)
+        if (nbr[f] != MPI_PROC_NULL)
+          MPI_Irecv(grid, 1, recv_type[f], nbr[f], f ^ 1, comm, &req[nreq++]);
+      for (int f = 0; f < 6; ++f)
+        if (nbr[f] != MPI_PROC_NULL)
+          MPI_Isend(grid, 1, send_type[f], nbr[f], f, comm, &req[nreq++]);
+      MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+      comm_time += MPI_Wtime() - tc;
+      jb_update(b);
+      jb_sync(b);
+      continue;
+    }
     for (int f = 0; f < 6; ++f)
       if (nbr[f] != MPI_PROC_NULL)
-        MPI_Irecv(rbuf[f], (int)count[f], MPI_DOUBLE, nbr[f], f ^ 1, MPI_COMM_WORLD, &req[nreq++]);
+        MPI_Irecv(rbuf[f], (int)count[f], MPI_DOUBLE, nbr[f], f ^ 1, comm, &req[nreq++]);
     for (int f = 0; f < 6; ++f)
       if (nbr[f] != MPI_PROC_NULL) {
         jb_pack(b, f);
@@ -228,7 +356,7 @@ int main(int argc, char **argv) {
     jb_sync(b);
     for (int f = 0; f < 6; ++f)
       if (nbr[f] != MPI_PROC_NULL)
-        MPI_Isend(sbuf[f], (int)count[f], MPI_DOUBLE, nbr[f], f, MPI_COMM_WORLD, &req[nreq++]);
+        MPI_Isend(sbuf[f], (int)count[f], MPI_DOUBLE, nbr[f], f, comm, &req[nreq++]);
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     for (int f = 0; f < 6; ++f)
       if (nbr[f] != MPI_PROC_NULL) {
@@ -236,19 +364,23 @@ int main(int argc, char **argv) {
         jb_unpack(b, f);
       }
     jb_sync(b);
-    comm += MPI_Wtime() - tc;
+    comm_time += MPI_Wtime() - tc;
     jb_update(b);
     jb_sync(b);
   }
+  jb_sync(b); /* (--enqueue: the clock stops when the GPU is done) */
   double total = MPI_Wtime() - t0;
   double tmax = 0, csum = 0, cmax = 0;
   MPI_Reduce(&total, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Reduce(&comm, &csum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(&comm, &cmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&comm_time, &csum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&comm_time, &cmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     printf("Time per iteration (ms): %.4f\n", tmax / o.iters * 1e3);
-    printf("Communication time per iteration (ms): %.4f (max over ranks %.4f)\n",
-           csum / size / o.iters * 1e3, cmax / o.iters * 1e3);
+    if (o.enqueue)
+      printf("Communication time per iteration (ms): not measured (--enqueue: on the stream)\n");
+    else
+      printf("Communication time per iteration (ms): %.4f (max over ranks %.4f)\n",
+             csum / size / o.iters * 1e3, cmax / o.iters * 1e3);
     fflush(stdout);
   }
 
@@ -284,6 +416,12 @@ int main(int argc, char **argv) {
   }
   for (int f = 0; f < 6 && o.staging; ++f)
     jb_host_free(sbuf[f]), jb_host_free(rbuf[f]);
+  for (int f = 0; f < 6 && o.datatypes; ++f)
+    MPI_Type_free(&send_type[f]), MPI_Type_free(&recv_type[f]);
+  if (o.enqueue) {
+    MPI_Comm_free(&comm);
+    MPIX_Stream_free(&mstream);
+  }
   jb_destroy(b);
   MPI_Finalize();
   return status;

@@ -72,6 +72,10 @@ void fill(void *h) {
   d.cuMemHostGetDevicePointer = reinterpret_cast<decltype(d.cuMemHostGetDevicePointer)>(
       dlsym(h, "cuMemHostGetDevicePointer_v2"));
   d.cuMemFreeHost = reinterpret_cast<decltype(d.cuMemFreeHost)>(dlsym(h, "cuMemFreeHost"));
+  d.cuMemcpy2DAsync = reinterpret_cast<decltype(d.cuMemcpy2DAsync)>(dlsym(h, "cuMemcpy2DAsync_v2"));
+  d.cuMemcpy3DAsync = reinterpret_cast<decltype(d.cuMemcpy3DAsync)>(dlsym(h, "cuMemcpy3DAsync_v2"));
+  d.cuMemAlloc = reinterpret_cast<decltype(d.cuMemAlloc)>(dlsym(h, "cuMemAlloc_v2"));
+  d.cuMemFree = reinterpret_cast<decltype(d.cuMemFree)>(dlsym(h, "cuMemFree_v2"));
 }
 
 } // namespace

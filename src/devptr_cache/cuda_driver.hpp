@@ -48,6 +48,41 @@ struct IpcMemHandle {
   char reserved[64];
 };
 
+// CUDA_MEMCPY2D and CUDA_MEMCPY3D (the _v2 ABI, cuda.h): strided copies that the copy engines do
+// in one operation (device-side packing, p2p/data.cpp).
+struct Memcpy2D {
+  std::size_t srcXInBytes, srcY;
+  unsigned srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  std::size_t srcPitch;
+  std::size_t dstXInBytes, dstY;
+  unsigned dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  std::size_t dstPitch;
+  std::size_t WidthInBytes, Height;
+};
+struct Memcpy3D {
+  std::size_t srcXInBytes, srcY, srcZ, srcLOD;
+  unsigned srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  void *reserved0;
+  std::size_t srcPitch, srcHeight;
+  std::size_t dstXInBytes, dstY, dstZ, dstLOD;
+  unsigned dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  void *reserved1;
+  std::size_t dstPitch, dstHeight;
+  std::size_t WidthInBytes, Height, Depth;
+};
+
 // The driver entry points ampi calls (exported names, with their ABI versions).
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -81,6 +116,13 @@ struct Driver {
   CUresult (*cuMemHostAlloc)(void **, std::size_t, unsigned);
   CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned);
   CUresult (*cuMemFreeHost)(void *);
+  // Device-side packing of non-contiguous datatypes (p2p/data.cpp): strided copies and the
+  // device staging buffers they pack into. nullptr where the driver lacks them (then packing
+  // stages through host memory).
+  CUresult (*cuMemcpy2DAsync)(const Memcpy2D *, CUstream);
+  CUresult (*cuMemcpy3DAsync)(const Memcpy3D *, CUstream);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, std::size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
 };
 
 namespace detail {

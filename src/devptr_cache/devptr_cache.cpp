@@ -21,16 +21,62 @@ constexpr std::uintptr_t kPage = 4096;
 
 } // namespace
 
-DevPtrCache::DevPtrCache(std::size_t async_bytes) : async_bytes_(async_bytes) {
+static_assert(sizeof(Memcpy2D) == 128 && sizeof(Memcpy3D) == 200, "cuda.h's CUDA_MEMCPY2D/3D_v2");
+
+struct DevicePool {
+  struct Block {
+    CUcontext ctx = nullptr;
+    CUdeviceptr ptr = 0;
+    std::size_t size = 0;
+  };
+  std::vector<Block> free;
+  std::size_t free_bytes = 0;
+  bool closed = false; // its cache is gone: buffers returned now are dropped (their context may be)
+};
+
+namespace {
+// Free staging kept per PE beyond this is given back (cuMemFree, which synchronizes the device).
+constexpr std::size_t kPoolKeep = std::size_t{256} << 20;
+// Size classes: powers of two from 64 KiB.
+std::size_t size_class(std::size_t n) {
+  std::size_t c = 64 * 1024;
+  while (c < n)
+    c *= 2;
+  return c;
+}
+} // namespace
+
+DeviceBuffer::~DeviceBuffer() {
+  if (!ptr_ || !pool_ || pool_->closed) return;
+  pool_->free.push_back({ctx_, ptr_, size_});
+  pool_->free_bytes += size_;
+  if (pool_->free_bytes <= kPoolKeep) return;
+  // The oldest free buffers of this context go (those of another context wait for a return there).
+  const Driver &d = driver();
+  CUcontext cur = nullptr;
+  if (d.cuCtxGetCurrent(&cur) != kCudaSuccess) return;
+  std::erase_if(pool_->free, [&](const DevicePool::Block &b) {
+    if (pool_->free_bytes <= kPoolKeep || b.ctx != cur) return false;
+    pool_->free_bytes -= b.size;
+    static_cast<void>(d.cuMemFree(b.ptr));
+    return true;
+  });
+}
+
+DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack)
+    : async_bytes_(async_bytes), device_pack_(device_pack), pool_(std::make_shared<DevicePool>()) {
 }
 
 DevPtrCache::~DevPtrCache() {
   // Runs before exit() (the PE is gone before the process's exit handlers and libcuda's own
   // teardown). Objects of contexts the program has destroyed are dropped without a driver call.
+  pool_->closed = true;
   if (contexts_.empty()) return;
   const Driver &d = driver();
   for (const Context &c : contexts_) {
     if (!context_alive(c.ctx)) continue;
+    for (const DevicePool::Block &b : pool_->free)
+      if (b.ctx == c.ctx) static_cast<void>(d.cuMemFree(b.ptr));
     for (auto &[ctx, s] : streams_)
       if (ctx == c.ctx) static_cast<void>(d.cuStreamDestroy(s));
     for (auto &[ctx, s] : copy_streams_)
@@ -101,6 +147,10 @@ void DevPtrCache::forget_context(CUcontext ctx) noexcept {
   std::erase_if(copy_streams_, gone);
   std::erase_if(created_streams_, gone);
   std::erase_if(free_events_, gone);
+  std::erase_if(pool_->free, [&](const DevicePool::Block &b) {
+    if (b.ctx == ctx) pool_->free_bytes -= b.size; // (died with its context)
+    return b.ctx == ctx;
+  });
   std::erase_if(contexts_, [&](const Context &c) {
     if (c.ctx == ctx && c.primary) static_cast<void>(driver().cuDevicePrimaryCtxRelease(c.device));
     return c.ctx == ctx;
@@ -237,6 +287,83 @@ void DevPtrCache::copy_pieces(void *dst, MemKind dst_kind, const void *src, MemK
       cuda_fail("cuMemcpyAsync", r);
   }
   if (CUresult r = d.cuStreamSynchronize(s); r != kCudaSuccess) cuda_fail("cuStreamSynchronize", r);
+}
+
+bool DevPtrCache::can_copy_rects() const noexcept {
+  if (!device_pack_ || !cuda_loaded()) return false;
+  const Driver &d = driver();
+  return d.cuMemcpy2DAsync && d.cuMemcpy3DAsync && d.cuMemAlloc && d.cuMemFree;
+}
+
+DeviceBuffer DevPtrCache::device_buffer(std::size_t n, const void *near) {
+  DeviceBuffer b;
+  if (!can_copy_rects()) return b;
+  const CUcontext ctx = current_context(near);
+  const std::size_t size = size_class(n);
+  auto &free = pool_->free;
+  for (auto it = free.begin(); it != free.end(); ++it)
+    if (it->ctx == ctx && it->size == size) {
+      b.ptr_ = it->ptr;
+      pool_->free_bytes -= it->size;
+      free.erase(it);
+      break;
+    }
+  if (!b.ptr_ && driver().cuMemAlloc(&b.ptr_, size) != kCudaSuccess) return DeviceBuffer{};
+  b.pool_ = pool_;
+  b.ctx_ = ctx;
+  b.size_ = size;
+  return b;
+}
+
+bool DevPtrCache::copy_rects(void *packed, void *strided, const Rect *rects, std::size_t n,
+                             bool pack) {
+  const Driver &d = driver();
+  CUstream s = stream_for_current_context(strided);
+  const auto base = reinterpret_cast<CUdeviceptr>(strided);
+  CUdeviceptr at = reinterpret_cast<CUdeviceptr>(packed);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Rect &r = rects[i];
+    const CUdeviceptr mem = base + static_cast<CUdeviceptr>(r.disp);
+    const std::size_t bytes = r.width * r.height * r.depth;
+    CUresult e = kCudaSuccess;
+    if (r.height == 1 && r.depth == 1) {
+      e = pack ? d.cuMemcpyAsync(at, mem, bytes, s) : d.cuMemcpyAsync(mem, at, bytes, s);
+    } else if (r.depth == 1) {
+      Memcpy2D c{};
+      c.srcMemoryType = c.dstMemoryType = kMemoryTypeDevice;
+      c.srcDevice = pack ? mem : at;
+      c.srcPitch = pack ? r.pitch : r.width;
+      c.dstDevice = pack ? at : mem;
+      c.dstPitch = pack ? r.width : r.pitch;
+      c.WidthInBytes = r.width;
+      c.Height = r.height;
+      e = d.cuMemcpy2DAsync(&c, s);
+    } else {
+      Memcpy3D c{};
+      c.srcMemoryType = c.dstMemoryType = kMemoryTypeDevice;
+      const std::size_t rows = r.slab / r.pitch; // the strided side's rows per slab
+      c.srcDevice = pack ? mem : at;
+      c.srcPitch = pack ? r.pitch : r.width;
+      c.srcHeight = pack ? rows : r.height;
+      c.dstDevice = pack ? at : mem;
+      c.dstPitch = pack ? r.width : r.pitch;
+      c.dstHeight = pack ? r.height : rows;
+      c.WidthInBytes = r.width;
+      c.Height = r.height;
+      c.Depth = r.depth;
+      e = d.cuMemcpy3DAsync(&c, s);
+    }
+    if (e != kCudaSuccess) {
+      // Refused at the call (a pitch the copy engines do not take): wait for what was issued,
+      // then the caller stages through the host.
+      if (CUresult r2 = d.cuStreamSynchronize(s); r2 != kCudaSuccess)
+        cuda_fail("cuStreamSynchronize", r2);
+      return false;
+    }
+    at += bytes;
+  }
+  if (CUresult r = d.cuStreamSynchronize(s); r != kCudaSuccess) cuda_fail("cuStreamSynchronize", r);
+  return true;
 }
 
 } // namespace ampi::gpu

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -36,10 +37,45 @@ inline bool is_device(MemKind k) noexcept {
 // Bumped by every mmap/mmap64 made through the dynamic linker (mmap_hook.cpp).
 std::uint64_t mapping_generation() noexcept;
 
+// The free device staging buffers of a PE (DevPtrCache::device_buffer), shared with the buffers
+// handed out so that one returned after its cache is gone is dropped harmlessly.
+struct DevicePool;
+
+// A device staging buffer (cuMemAlloc'ed, of a size class), back to its PE's pool when destroyed:
+// a packed non-contiguous send or receive of device data lands here (p2p/data.cpp). Pooled
+// because cuMemAlloc takes tens of microseconds and cuMemFree synchronizes the device.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(DeviceBuffer &&o) noexcept { swap(o); }
+  DeviceBuffer &operator=(DeviceBuffer &&o) noexcept {
+    DeviceBuffer(std::move(o)).swap(*this);
+    return *this;
+  }
+  ~DeviceBuffer();
+  void *get() const noexcept { return reinterpret_cast<void *>(ptr_); }
+  std::size_t size() const noexcept { return size_; }
+  explicit operator bool() const noexcept { return ptr_ != 0; }
+
+private:
+  friend class DevPtrCache;
+  void swap(DeviceBuffer &o) noexcept {
+    std::swap(pool_, o.pool_);
+    std::swap(ctx_, o.ctx_);
+    std::swap(ptr_, o.ptr_);
+    std::swap(size_, o.size_);
+  }
+  std::shared_ptr<DevicePool> pool_;
+  CUcontext ctx_ = nullptr;
+  CUdeviceptr ptr_ = 0;
+  std::size_t size_ = 0;
+};
+
 class DevPtrCache {
 public:
-  // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()).
-  explicit DevPtrCache(std::size_t async_bytes);
+  // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()); `device_pack`: AMPI_GPU_DEVICE_PACK
+  // (see can_copy_rects()).
+  explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -69,6 +105,30 @@ public:
   };
   void copy_pieces(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
                    const Piece *pieces, std::size_t n);
+
+  // ---- device-side packing of non-contiguous datatypes (p2p/data.cpp) ----
+  // A strided block of memory from `disp` on: `depth` slabs `slab` bytes apart, each `height`
+  // rows of `width` bytes `pitch` apart (height 1: one run; depth 1: 2-D). Packed, it is
+  // width * height * depth bytes, slab by slab, row by row.
+  struct Rect {
+    std::ptrdiff_t disp = 0;
+    std::size_t width = 0, height = 1, depth = 1;
+    std::size_t pitch = 0, slab = 0;
+  };
+  // Whether copy_rects() can run here: AMPI_GPU_DEVICE_PACK is on and the driver has strided
+  // copies and cuMemAlloc.
+  bool can_copy_rects() const noexcept;
+  // Gathers the rects of `strided` (pack) into consecutive bytes at `packed`, or scatters
+  // consecutive bytes at `packed` into them (unpack); both are device memory. The copy engines do
+  // it: one cuMemcpy2DAsync per 2-D rect (a vector's blocks), one cuMemcpy3DAsync per 3-D one (a
+  // subarray's face), all on our stream of the context, then one synchronize (no yield: packing
+  // also runs in progress callbacks, and a 512 KiB face takes microseconds). False when the
+  // driver refuses a copy (a pitch it does not take): the caller stages through the host then,
+  // which rewrites everything (pack and unpack are idempotent).
+  bool copy_rects(void *packed, void *strided, const Rect *rects, std::size_t n, bool pack);
+  // A device buffer of at least `n` bytes in the current context (made current as
+  // ensure_context(near) does), from the PE's pool; empty when the driver cannot allocate.
+  DeviceBuffer device_buffer(std::size_t n, const void *near);
 
   // Starts a copy that involves device memory on one of a few streams of ours (copies started
   // one after another run concurrently) and returns; poll_copies() calls `done` once it has
@@ -185,6 +245,8 @@ private:
   std::vector<Pending> pending_;
   std::vector<std::pair<CUcontext, CUevent>> free_events_;
   std::size_t async_bytes_;
+  bool device_pack_;
+  std::shared_ptr<DevicePool> pool_;
   Stats stats_;
 };
 

@@ -1,6 +1,10 @@
-// src/p2p/data.cpp — packing and unpacking Data (host and device memory, see data.hpp for the one
-// way device bytes are staged) and the non-contiguous sends and receives.
+// src/p2p/data.cpp — packing and unpacking Data (host and device memory: on the device by the
+// copy engines where device_pack.hpp applies, else staged as data.hpp says) and the
+// non-contiguous sends and receives (device data packed into a device staging buffer and sent
+// as device memory).
 #include "p2p/data.hpp"
+
+#include "p2p/device_pack.hpp"
 
 #include "copy/copy.hpp"
 #include "core/pe.hpp"
@@ -23,6 +27,32 @@ gpu::MemKind kind_of(const void *p) {
 bool on_device_slow(const void *buf) {
   return gpu::is_device(kind_of(buf));
 }
+
+namespace {
+
+// Plain device memory (cudaMalloc), which the copy engines pack: managed memory is staged.
+bool plain_device(const void *p) {
+  return on_device(p) && kind_of(p) == gpu::MemKind::Device;
+}
+
+// Packs (or unpacks) all of (t, count) at the device buffer `buf` from (into) `packed`, which
+// may be host memory (then through a device buffer of ours and one contiguous copy); false when
+// the device path does not apply (the caller stages through the host).
+bool device_whole(const datatype::Type &t, void *buf, std::size_t count, void *packed, bool pack) {
+  if (!plain_device(buf)) return false;
+  if (plain_device(packed)) return device_pack(t, buf, count, packed, pack);
+  gpu::DevPtrCache &mem = Pe::get().devptrs();
+  const std::size_t bytes = t.size * count;
+  gpu::DeviceBuffer tmp = mem.device_buffer(bytes, buf);
+  if (!tmp) return false;
+  const gpu::MemKind pk = mem.kind(packed);
+  if (!pack) mem.copy(tmp.get(), gpu::MemKind::Device, packed, pk, bytes);
+  if (!device_pack(t, buf, count, tmp.get(), pack)) return false;
+  if (pack) mem.copy(packed, pk, tmp.get(), gpu::MemKind::Device, bytes);
+  return true;
+}
+
+} // namespace
 
 std::pair<std::ptrdiff_t, std::ptrdiff_t> span_of(const datatype::Type &t, std::size_t count) {
   if (count == 0 || t.size == 0) return {0, 0};
@@ -85,6 +115,10 @@ std::size_t pack_any(const datatype::Type &t, const void *buf, std::size_t count
                      std::size_t offset, void *out, std::size_t len) {
   const bool src_dev = on_device(buf), out_dev = on_device(out);
   if (!src_dev && !out_dev) return datatype::pack(t, buf, count, offset, out, len);
+  const std::size_t total = t.size * count;
+  if (src_dev && offset == 0 && len >= total && !t.contiguous &&
+      device_whole(t, const_cast<void *>(buf), count, out, true))
+    return total;
   DeviceStage src;
   if (src_dev) src = stage_in(t, buf, count, true); // read: one copy of the span
   const void *from = src_dev ? src.as_buffer() : buf;
@@ -99,6 +133,10 @@ std::size_t unpack_any(const datatype::Type &t, const void *in, std::size_t len,
                        void *buf, std::size_t count) {
   const bool in_dev = on_device(in), dst_dev = on_device(buf);
   if (!in_dev && !dst_dev) return datatype::unpack(t, in, len, offset, buf, count);
+  const std::size_t total = t.size * count;
+  if (dst_dev && offset == 0 && len == total && !t.contiguous &&
+      device_whole(t, buf, count, const_cast<void *>(in), false))
+    return total;
   std::unique_ptr<std::byte[]> host_in;
   if (in_dev) {
     host_in = std::make_unique_for_overwrite<std::byte[]>(len ? len : 1);
@@ -133,9 +171,29 @@ std::shared_ptr<const datatype::Type> hold_type(Rank &self, const Data &d) {
 
 // Unpacks a completed non-contiguous receive from its staging copy.
 void unpack_staged(Request &r) {
-  if (r.status_bytes)
-    unpack_any(*r.ext().dtype, r.ext().staging.get(), r.status_bytes, 0, r.ext().user_buf,
-               r.ext().user_count);
+  if (!r.status_bytes) return;
+  const void *from = r.ext().dev_staging ? r.ext().dev_staging.get() : r.ext().staging.get();
+  unpack_any(*r.ext().dtype, from, r.status_bytes, 0, r.ext().user_buf, r.ext().user_count);
+}
+
+// A device staging buffer of at least t.size * count bytes for a request on device data `near`,
+// when the device path applies to (t, count) there; else nullptr (the host staging is used).
+void *device_staging(Request &req, const datatype::Type &t, std::size_t count, const void *near) {
+  Request::Extra &x = req.ext();
+  const std::size_t bytes = t.size * count;
+  if (x.dev_staging && x.dev_staging_size >= bytes) return x.dev_staging.get();
+  x.dev_staging.reset();
+  x.dev_staging_size = 0;
+  gpu::DevPtrCache &mem = Pe::get().devptrs();
+  std::vector<Rect> rects;
+  if (bytes == 0 || !mem.can_copy_rects() || !plain_device(near) || !rects_of(t, count, rects))
+    return nullptr;
+  gpu::DeviceBuffer b = mem.device_buffer(bytes, near);
+  if (!b) return nullptr;
+  x.dev_staging_size = b.size();
+  auto owner = std::make_shared<gpu::DeviceBuffer>(std::move(b));
+  x.dev_staging = std::shared_ptr<void>(owner, owner->get());
+  return x.dev_staging.get();
 }
 
 void matched(Request &rreq, std::size_t bytes, int source, int tag) {
@@ -151,6 +209,11 @@ void matched(Request &rreq, std::size_t bytes, int source, int tag) {
 void pack_into(const Data &d, Request &rreq, std::size_t n) {
   if (rreq.on_complete != unpack_staged) {
     d.pack(0, rreq.recv_buf, n);
+    return;
+  }
+  if (rreq.ext().dev_staging) {
+    // Packed into the receive's device staging buffer, which it unpacks when it completes.
+    d.pack(0, rreq.ext().dev_staging.get(), n);
     return;
   }
   rreq.on_complete = nullptr; // unpacked here
@@ -196,6 +259,16 @@ void start_send_packed(Request &req, const Route &route, const Data &d, Mode mod
       return;
     }
   }
+  if (on_device(d.buf)) [[unlikely]] {
+    // Device data: packed on the device into a device buffer, sent as device memory (the same
+    // PE's device copy, CUDA IPC, or UCX's device path).
+    if (void *dev = device_staging(req, *d.type, d.count, d.buf);
+        dev && device_pack(*d.type, d.buf, d.count, dev, true)) {
+      start_send(req, route, dev, bytes, mode);
+      return;
+    }
+    req.ext().dev_staging.reset();
+  }
   if (!req.ext().staging)
     req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
   d.pack(0, req.ext().staging.get(), bytes);
@@ -230,9 +303,16 @@ void start_recv_packed(Request &req, std::uint32_t context, int source, int tag,
     req.complete = true; // the caller is running: no wake-up needed
     return;
   }
+  req.on_complete = unpack_staged;
+  if (on_device(d.buf)) [[unlikely]] {
+    // Device data: lands packed in a device buffer, unpacked on the device when complete.
+    if (void *dev = device_staging(req, *d.type, d.count, d.buf)) {
+      start_recv(req, context, source, tag, dev, bytes);
+      return;
+    }
+  }
   if (!req.ext().staging)
     req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
-  req.on_complete = unpack_staged;
   start_recv(req, context, source, tag, req.ext().staging.get(), bytes);
 }
 

@@ -3,8 +3,12 @@
 // goes to the byte-level calls of p2p.hpp in place (no copy, inlined into the MPI functions);
 // other data is packed and unpacked here through the datatype engine.
 //
-// Device memory (CUDA) that p2p itself must read or write element by element (non-contiguous
-// datatypes, MPI_Pack/MPI_Unpack, buffered sends, collectives' host images) is staged in one way:
+// Device memory (CUDA) with a non-contiguous datatype is packed and unpacked on the device where
+// it can be (p2p/device_pack.hpp: the copy engines copy the datatype's strided blocks between the
+// user's buffer and a device staging buffer, which is sent and received as device memory; whole
+// messages of plain device memory, AMPI_GPU_DEVICE_PACK=1). Elsewhere (part of a message, managed
+// memory, too many blocks, buffered sends, collectives' host images), device memory that p2p
+// itself must read or write element by element is staged in one way:
 //  - read: the span the elements cover is copied to a host image in one copy (reading the gaps
 //    changes nothing);
 //  - written: only the contiguous runs of the elements are copied to the device (all runs issued

@@ -108,6 +108,11 @@ struct Request::Extra {
   // lands in; a receive unpacks it into `user_count` elements of `dtype` at `user_buf` when it
   // completes (on_complete).
   std::unique_ptr<std::byte[]> staging;
+  // The same in device memory, for device data that the copy engines pack (p2p/device_pack.hpp);
+  // set, it is used instead of `staging`. get() is the device address; the owner is a pooled
+  // gpu::DeviceBuffer, held type-erased (p2p's rank state may not see devptr_cache).
+  std::shared_ptr<void> dev_staging;
+  std::size_t dev_staging_size = 0;
   std::shared_ptr<const datatype::Type> dtype;
   void *user_buf = nullptr;
   std::size_t user_count = 0;
