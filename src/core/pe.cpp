@@ -129,9 +129,11 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   PeConfig c;
   c.placement.npes = npes;
   c.my_pe = my_pe;
+  c.pes_per_process = static_cast<int>(s.pes);
+  c.debug_smp = s.debug_smp;
   c.placement.world_size = s.vp > 0 ? static_cast<int>(s.vp) : default_vp > 0 ? default_vp : npes;
   if (c.placement.world_size < npes) {
-    std::fprintf(stderr, "ampi: %d ranks cannot fill %d processes (AMPI_VP too small)\n",
+    std::fprintf(stderr, "ampi: %d ranks cannot fill %d PEs (AMPI_VP too small)\n",
                  c.placement.world_size, npes);
     std::exit(2);
   }
@@ -150,7 +152,9 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.protocol.net_eager_limit = s.ucx_eager_limit;
   c.protocol.gpu_eager_limit = std::min(s.gpu_eager_limit, s.ucx_eager_limit);
   c.protocol.gpu_ipc = s.gpu_ipc;
-  c.protocol.shm = s.shm;
+  // SMP mode: PEs of one process always exchange messages through memory (the same-host rings
+  // and plain copies), never through the network port, whatever AMPI_SHM says.
+  c.protocol.shm = s.shm || c.pes_per_process > 1;
   c.protocol.shm_eager_limit = s.shm_eager_limit;
   c.protocol.shm_cma = s.shm_cma;
   c.protocol.shm_cma_min = s.shm_cma_min;
@@ -192,10 +196,10 @@ struct Pe::Helper {
 #endif
 };
 
-Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_main,
+Pe::Pe(const PeConfig &config, pmi::ProcessKeys *keys, MainFn user_main,
        std::vector<std::string> args, char **envp)
-    : config_(config), user_main_(user_main), args_(std::move(args)), envp_(envp),
-      pmix_(std::move(pmix)) {
+    : config_(config), user_main_(user_main), args_(std::move(args)), envp_(envp) {
+  if (keys) pmix_.emplace(*keys, config_.my_pe);
   current_ = this;
   threads_ = std::make_shared<ult::Threads>(this);
   const Placement &pl = config_.placement;
@@ -236,11 +240,10 @@ Pe::Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_
     port_ = ucx::open_port(*pmix_, config_.my_pe, pl.npes, p2p_.net_handler, devptrs_,
                            net::PortConfig{p2p_.protocols.limits().net_eager_limit});
     if (config_.protocol.shm) { // every process takes part (the setting is the job's)
-      pmi::PmixClient &pmix = *pmix_;
+      pmi::PeKeys &pmix = *pmix_;
       const int npes = pl.npes;
       const shm::Exchange exchange{[&pmix, npes](const std::vector<std::byte> &mine) {
                                      pmix.put("ampi.shm", mine);
-                                     pmix.commit();
                                      pmix.fence();
                                      std::vector<std::vector<std::byte>> all(
                                          static_cast<std::size_t>(npes));
@@ -288,10 +291,17 @@ Pe::~Pe() {
   for (auto &r : ranks_)
     r->rma.windows.clear();
   if (port_->remote()) {
+    if (config_.debug_smp)
+      std::fprintf(stderr,
+                   "ampi: PE %d: %llu active messages or data to PEs of its process went through "
+                   "the network port\n",
+                   config_.my_pe, static_cast<unsigned long long>(port_->same_process_sends()));
     pmix_->fence(); // nobody still needs to reach us
     // Finalize PMIx before the (slower) UCX teardown, so that the launcher hears of it while
     // this process is still alive: a finalize it sees only after the exit looks like a crash.
+    // (With several PEs in the process, the last of them to get here does it.)
     termination_.reset();
+    pmix_->process().finalize();
     pmix_.reset();
     port_.reset();
   }
@@ -442,7 +452,7 @@ void Pe::abort_job(int code) noexcept {
   // exit leaves the other hosts' processes and their step daemons waiting in a PMIx collective
   // until Slurm's PMIx timeout (srun hung 80-100 s in tests/multihost); PMIx_Abort makes srun end
   // the whole job with this status at once. PMIx_Abort may not return (the launcher kills us).
-  if (Pe *pe = get_if(); pe && pe->pmix_) pe->pmix_->abort(code, "ampi: the job ends");
+  if (Pe *pe = get_if(); pe && pe->pmix_) pe->pmix_->process().abort(code, "ampi: the job ends");
   std::_Exit(code);
 }
 

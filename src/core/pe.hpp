@@ -10,7 +10,7 @@
 #include "devptr_cache/ipc.hpp"
 #include "net/port.hpp"
 #include "p2p/pe_state.hpp"
-#include "pmi/pmix_client.hpp"
+#include "pmi/pe_keys.hpp"
 #include "settings/settings.hpp"
 #include "settings/startup_trace.hpp"
 #include "shm/shm.hpp"
@@ -28,8 +28,9 @@
 
 namespace ampi {
 
-// Where the ranks of a job live: V ranks over P PEs (one PE per process), in balanced blocks
-// (the first V % P PEs get one more) or round robin.
+// Where the ranks of a job live: V ranks over the job's PEs (AMPI_PES per process, PE index =
+// process * AMPI_PES + thread), in balanced blocks (the first V % npes PEs get one more) or round
+// robin.
 struct Placement {
   int world_size = 1;
   int npes = 1;
@@ -43,6 +44,8 @@ struct Placement {
 struct PeConfig {
   Placement placement;
   int my_pe = 0;
+  int pes_per_process = 1; // AMPI_PES: PEs of this process are my_pe / pes_per_process * ... + T-1
+  bool debug_smp = false;  // AMPI_DEBUG_SMP
   std::size_t stack_size = ult::StackPool::kDefaultSize;
   std::string stack_guard = "auto";    // AMPI_STACK_GUARD: auto, page, check
   std::size_t max_map_count = 0;       // AMPI_MAX_MAP_COUNT (testing); 0: the kernel's
@@ -69,7 +72,8 @@ class Pe {
 public:
   using MainFn = int (*)(int, char **, char **);
 
-  Pe(const PeConfig &config, std::optional<pmi::PmixClient> pmix, MainFn user_main,
+  // `keys`: the job's key exchange shared by the PEs of this process (nullptr: a job of one PE).
+  Pe(const PeConfig &config, pmi::ProcessKeys *keys, MainFn user_main,
      std::vector<std::string> args, char **envp);
   ~Pe();
   Pe(const Pe &) = delete;
@@ -213,8 +217,8 @@ private:
   bool cma_refusal_reported_ = false;
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
-  std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
-  std::optional<pmi::PmixClient> pmix_;
+  std::vector<Rank *> by_world_;    // hosted ranks by world rank; nullptr for ranks elsewhere
+  std::optional<pmi::PeKeys> pmix_; // this PE's view of the process's PMIx client
   p2p::PeState p2p_{*this, config_.protocol}; // p2p's per-PE state (p2p/pe_state.hpp)
   coll::PeState coll_;                        // coll's per-PE state (coll/pe_state.hpp)
   std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(p2p_.net_handler);

@@ -9,12 +9,18 @@
 #include "privatize/privatize.hpp"
 #include "settings/settings.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -56,6 +62,99 @@ struct StartPoint {
   ampi::privatize::Image *image = nullptr; // the program file, readable
 };
 
+// The cores each PE thread of this process runs on (SMP mode): when the process may run on
+// exactly `pes` cores (ampirun --bind-to core gives each process AMPI_PES cores; likewise a Slurm
+// step with --cpus-per-task), PE t gets the t-th of them (all its hardware threads), or, when it
+// may run on exactly `pes` hardware threads (--bind-to hwthread), the t-th of those. Otherwise the
+// threads are left to the kernel, as a process of one PE is: the launcher never bound it (the
+// library never binds a process on its own), or bound it to a whole socket.
+std::vector<cpu_set_t> pe_cpu_sets(int pes) {
+  std::vector<cpu_set_t> sets;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (pes < 2 || ::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return sets;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  auto read_id = [](int cpu, const char *what) {
+    const std::string path =
+        "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/" + what;
+    long v = -1;
+    if (std::FILE *f = std::fopen(path.c_str(), "r")) {
+      if (std::fscanf(f, "%ld", &v) != 1) v = -1;
+      std::fclose(f);
+    }
+    return v;
+  };
+  std::vector<std::pair<long, long>> cores; // (package, core) of each group, in CPU order
+  std::vector<std::vector<int>> groups;
+  for (int c : cpus) {
+    const std::pair<long, long> id{read_id(c, "physical_package_id"), read_id(c, "core_id")};
+    auto it = std::find(cores.begin(), cores.end(), id);
+    if (id.second < 0 || it == cores.end()) {
+      cores.push_back(id);
+      groups.push_back({c});
+    } else {
+      groups[static_cast<std::size_t>(it - cores.begin())].push_back(c);
+    }
+  }
+  if (static_cast<int>(groups.size()) != pes) {
+    if (static_cast<int>(cpus.size()) != pes) return sets;
+    groups.clear();
+    for (int c : cpus)
+      groups.push_back({c});
+  }
+  for (const auto &g : groups) {
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    for (int c : g)
+      CPU_SET(c, &s);
+    sets.push_back(s);
+  }
+  return sets;
+}
+
+// Runs the PEs of this process to their end: PE 0 of the process on the calling (main) thread,
+// the others on threads of their own, and returns the first non-zero exit status of any. The main
+// thread runs a PE rather than waiting for the others: with one PE nothing changes at all (no
+// thread, the same stack and thread-locals as before SMP mode), and the program's main thread, the
+// one that called main() and whose exit ends the process, stays the one that runs ranks, as
+// MPI_THREAD_FUNNELED programs of one rank per process expect.
+int run_pes(const ampi::PeConfig &config, ampi::pmi::ProcessKeys *keys,
+            int (*user_main)(int, char **, char **), const std::vector<std::string> &args,
+            char **envp) {
+  const int pes = config.pes_per_process;
+  const std::vector<cpu_set_t> cpus = pe_cpu_sets(pes);
+  std::vector<int> status(static_cast<std::size_t>(pes), 0);
+  auto run_pe = [&](int t) {
+    if (!cpus.empty())
+      (void)::pthread_setaffinity_np(::pthread_self(), sizeof(cpu_set_t),
+                                     &cpus[static_cast<std::size_t>(t)]);
+    ampi::PeConfig c = config;
+    c.my_pe = config.my_pe + t;
+    if (t != 0) c.trace = {}; // (the trace's lines are the process's, from its main thread)
+    try {
+      ampi::Pe pe(c, keys, user_main, args, envp);
+      status[static_cast<std::size_t>(t)] = pe.run();
+    } catch (const std::exception &e) {
+      if (pes == 1) throw;
+      // The other PEs of the process may wait for this one in a fence: end the job.
+      std::fprintf(stderr, "ampi: PE %d: %s\n", c.my_pe, e.what());
+      ampi::Pe::abort_job(1);
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(static_cast<std::size_t>(pes > 1 ? pes - 1 : 0));
+    for (int t = 1; t < pes; ++t)
+      threads.emplace_back(run_pe, t);
+    run_pe(0);
+  } // joins the other PEs
+  for (int s : status)
+    if (s != 0) return s;
+  return 0;
+}
+
 int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, char **),
             StartPoint start) {
   const ampi::settings::Settings settings = read_settings();
@@ -72,11 +171,18 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
     }
   };
   std::optional<ampi::pmi::PmixClient> pmix = join();
-  const int npes = pmix ? pmix->size() : 1;
-  const int my_pe = pmix ? pmix->rank() : 0;
-  if (trace.on()) trace.rename("process " + std::to_string(my_pe));
+  const int process = pmix ? pmix->rank() : 0;
+  if (trace.on()) trace.rename("process " + std::to_string(process));
   trace.mark(pmix ? "PMIx client connected" : "no PMIx (a singleton, or a one-process job)");
+  // SMP mode: AMPI_PES PEs per process, PE index = process * AMPI_PES + thread.
+  const int pes = static_cast<int>(settings.pes);
+  const int npes = (pmix ? pmix->size() : 1) * pes;
+  const int my_pe = process * pes; // the main thread's PE (the others: + 1 .. pes - 1)
   ampi::PeConfig config = ampi::PeConfig::from_settings(settings, vp, npes, my_pe);
+  // The ranks of the whole process (all its PEs): they share its globals without copies.
+  int process_ranks = 0;
+  for (int t = 0; t < pes; ++t)
+    process_ranks += config.placement.count_of(my_pe + t);
   try {
     // From the first constructor, the program's own constructors have not run: either each
     // rank's copy runs them, or they run here, once, before the ranks start.
@@ -84,7 +190,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
     if (start.self) {
       // AMPI_PRIVATIZE: auto (copies when a process runs several ranks), on (also for one), off.
       const std::string &mode = settings.privatize;
-      const bool shared = config.placement.count_of(my_pe) > 1;
+      const bool shared = process_ranks > 1;
       ampi::privatize::Image &image = *start.image;
       // Notes and warnings from the first process only: every process runs the same program.
       const bool tell = my_pe == 0;
@@ -143,8 +249,10 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
     config.trace = trace;
     int status = 0;
     {
-      ampi::Pe pe(config, std::move(pmix), user_main, std::move(args), envp);
-      status = pe.run();
+      // Shared by the PEs of this process (a job of one PE needs none).
+      std::optional<ampi::pmi::ProcessKeys> keys;
+      if (pmix || pes > 1) keys.emplace(std::move(pmix), pes);
+      status = run_pes(config, keys ? &*keys : nullptr, user_main, args, envp);
     }
     trace.mark("PE destroyed");
     programs.reset();

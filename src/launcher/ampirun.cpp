@@ -200,7 +200,8 @@ struct Options {
   int processes = 1;
   bool processes_given = false;         // -np: else, with other hosts, the slots' total
   std::vector<ampirun::HostSpec> hosts; // --host, --hostfile (merged)
-  std::optional<int> vps;               // default: one per process
+  std::optional<int> vps;               // default: one per PE
+  int pes = 1;                          // --pes-per-process (AMPI_PES): PEs (threads) each
   std::optional<std::uint64_t> stack_size;
   std::vector<std::pair<std::string, std::string>> exports; // -x NAME=VALUE
   bool report_bindings = false;
@@ -225,7 +226,10 @@ void print_usage(std::FILE *out) {
       "\n"
       "Options:\n"
       "  -np N, -n N, --np N     number of processes (default 1)\n"
-      "  --vp V, +vp V           number of virtual ranks (default: one per process; at least N)\n"
+      "  --vp V, +vp V           number of virtual ranks (default: one per PE; at least N * T)\n"
+      "  --pes-per-process T     run T PEs (scheduler threads, each with its own ranks) in each\n"
+      "                          process (SMP mode; AMPI_PES); with binding, each process gets T\n"
+      "                          cores and each PE thread one of them (default 1)\n"
       "  --stack-size SIZE       stack size of each rank, in bytes; suffixes K, M, G (x1024)\n"
       "  -x NAME[=VALUE]         export NAME (with VALUE) to the job's environment\n"
       "  -env NAME VALUE         the same as -x NAME=VALUE (MPICH's form; also -genv)\n"
@@ -426,6 +430,10 @@ Options parse_command_line(int argc, char **argv) {
       options.vps = parse_count("--vp", *v);
       continue;
     }
+    if (auto v = args.value_of({"--pes-per-process", "-pes-per-process"})) {
+      options.pes = parse_count("--pes-per-process", *v);
+      continue;
+    }
     if (auto v = args.value_of({"+vp"}, /*attached_ok=*/true)) {
       options.vps = parse_count("+vp", *v);
       continue;
@@ -540,11 +548,14 @@ Options parse_command_line(int argc, char **argv) {
   if (options.argv.empty()) throw UsageError{"missing program to run"};
   if (options.argv.front().empty()) throw UsageError{"the program name is empty"};
 
-  const int vps = options.vps.value_or(options.processes);
-  if (vps < options.processes)
-    throw UsageError{"--vp " + std::to_string(vps) + " is less than the number of processes (" +
-                     std::to_string(options.processes) +
-                     "): every process needs at least one virtual rank"};
+  if (options.pes > 1024) throw UsageError{"--pes-per-process: at most 1024"};
+  const int pes = options.processes * options.pes;
+  const int vps = options.vps.value_or(pes);
+  if (vps < pes)
+    throw UsageError{"--vp " + std::to_string(vps) + " is less than the number of " +
+                     (options.pes > 1 ? "PEs (" : "processes (") + std::to_string(pes) +
+                     "): every " + (options.pes > 1 ? "PE" : "process") +
+                     " needs at least one virtual rank"};
   options.vps = vps;
   return options;
 }
@@ -765,6 +776,7 @@ process_variables(const Options &options, const Layout &layout, int p, bool remo
   const std::string local_count = std::to_string(layout.count[static_cast<std::size_t>(host)]);
   vars.emplace_back("AMPI_VP", std::to_string(*options.vps));
   vars.emplace_back("AMPI_MAP", map_name(options.map));
+  if (options.pes > 1) vars.emplace_back("AMPI_PES", std::to_string(options.pes));
   if (options.stack_size) vars.emplace_back("AMPI_STACK_SIZE", std::to_string(*options.stack_size));
   // Every process of the job is on this host: UCX's TCP transport (if used at all) listens on
   // loopback only, never on a network a job does not need. UCX_NET_DEVICES given by the user
@@ -792,15 +804,22 @@ process_variables(const Options &options, const Layout &layout, int p, bool remo
 // The plans of the processes of host layout.self (`remote`: another host's, for its daemon).
 std::vector<ProcessPlan> plan_job(const Options &options, const Layout &layout,
                                   bool remote = false) {
-  std::vector<std::vector<int>> placement = place_ranks(*options.vps, layout.total(), options.map);
+  // Ranks are placed over PEs (T per process, as the library does), then gathered by process.
+  const int t = options.pes;
+  std::vector<std::vector<int>> placement =
+      place_ranks(*options.vps, layout.total() * t, options.map);
   std::vector<ProcessPlan> plans;
   if (layout.self < 0) return plans;
   const auto self = static_cast<std::size_t>(layout.self);
-  for (int p = layout.first[self]; p < layout.first[self] + layout.count[self]; ++p)
-    plans.push_back({p,
-                     std::move(placement[static_cast<std::size_t>(p)]),
-                     process_variables(options, layout, p, remote),
-                     {}});
+  for (int p = layout.first[self]; p < layout.first[self] + layout.count[self]; ++p) {
+    std::vector<int> ranks;
+    for (int pe = p * t; pe < (p + 1) * t; ++pe) {
+      const auto &of = placement[static_cast<std::size_t>(pe)];
+      ranks.insert(ranks.end(), of.begin(), of.end());
+    }
+    std::sort(ranks.begin(), ranks.end());
+    plans.push_back({p, std::move(ranks), process_variables(options, layout, p, remote), {}});
+  }
   return plans;
 }
 
@@ -2834,6 +2853,7 @@ std::string daemon_input(const Options &options, const Layout &layout, int h,
   p.str(wdir);
   p.u8(wdir_given ? 1 : 0);
   p.u32(static_cast<std::uint32_t>(*options.vps));
+  p.u32(static_cast<std::uint32_t>(options.pes));
   p.str(map_name(options.map));
   p.str(bind_name(options.bind));
   p.u8(options.oversubscribe ? 1 : 0);
@@ -3044,7 +3064,7 @@ int run_host(Options &options, HostJob &job, ampi::settings::StartupTrace &trace
   keep_launcher_off_gpus();
   // After keep_launcher_off_gpus (hwloc must not load its CUDA plugins here) and before any
   // thread starts; the MPS daemon, started above, is never bound: only the job's processes.
-  ampirun::Bindings bindings(options.bind, std::max(local, 1), options.oversubscribe);
+  ampirun::Bindings bindings(options.bind, std::max(local, 1), options.oversubscribe, options.pes);
   trace.mark("job planned, topology loaded (hwloc)");
   const std::vector<int> inherited_fds = inherited_descriptors();
 
@@ -3237,6 +3257,7 @@ int run_daemon() {
     options.wdir = u.str();
     const bool wdir_given = u.u8() != 0;
     options.vps = static_cast<int>(u.u32());
+    options.pes = static_cast<int>(u.u32());
     options.map = u.str() == "rr" ? MapPolicy::round_robin : MapPolicy::block;
     options.bind = ampirun::parse_bind_unit(u.str()).value_or(ampirun::BindUnit::none);
     options.oversubscribe = u.u8() != 0;

@@ -48,7 +48,7 @@ std::optional<BindUnit> parse_bind_unit(std::string_view text) {
   return std::nullopt;
 }
 
-Bindings::Bindings(BindUnit unit, int processes, bool quiet) {
+Bindings::Bindings(BindUnit unit, int processes, bool quiet, int pes) {
   if (unit == BindUnit::none) return;
   hwloc_topology_t raw = nullptr;
   int err = 0;
@@ -85,32 +85,47 @@ Bindings::Bindings(BindUnit unit, int processes, bool quiet) {
   for (hwloc_obj_t obj = nullptr; (obj = hwloc_get_next_obj_by_type(raw, slot_type, obj));)
     if (hwloc_bitmap_intersects(obj->cpuset, allowed.get())) slots.push_back(obj);
 
-  if (static_cast<std::size_t>(processes) > slots.size()) {
+  if (static_cast<std::size_t>(processes) * static_cast<std::size_t>(pes) > slots.size()) {
     // As Open MPI does when oversubscribed: processes that must share cores are left to the
     // kernel's scheduler (two bound to one core could not move when another core is idle).
     if (!quiet) {
       const char *what = slot_type == HWLOC_OBJ_PU ? "hardware thread" : "core";
-      std::fprintf(stderr,
-                   "ampirun: note: %d processes but %zu %s%s allowed: processes are not bound "
-                   "(--bind-to none to silence this)\n",
-                   processes, slots.size(), what, slots.size() == 1 ? "" : "s");
+      if (pes > 1)
+        std::fprintf(stderr,
+                     "ampirun: note: %d processes of %d PEs but %zu %s%s allowed: processes are "
+                     "not bound (--bind-to none to silence this)\n",
+                     processes, pes, slots.size(), what, slots.size() == 1 ? "" : "s");
+      else
+        std::fprintf(stderr,
+                     "ampirun: note: %d processes but %zu %s%s allowed: processes are not bound "
+                     "(--bind-to none to silence this)\n",
+                     processes, slots.size(), what, slots.size() == 1 ? "" : "s");
     }
     return; // (the topology stays, for the PMIx server: places_ is empty, nothing is bound)
   }
 
   places_.resize(static_cast<std::size_t>(processes));
   for (std::size_t p = 0; p < places_.size(); ++p) {
-    hwloc_obj_t target = slots[p];
-    if (unit == BindUnit::socket) {
-      target = hwloc_get_ancestor_obj_by_type(raw, HWLOC_OBJ_PACKAGE, slots[p]);
-      if (target == nullptr) target = hwloc_get_root_obj(raw);
-    }
     Place &place = places_[p];
     place.cpus = new_bitmap();
-    hwloc_bitmap_and(place.cpus.get(), target->cpuset, allowed.get());
-    place.where = unit_name(target->type);
-    if (target->type != HWLOC_OBJ_MACHINE)
-      place.where += " " + std::to_string(target->logical_index);
+    const auto per = static_cast<std::size_t>(pes);
+    for (std::size_t k = p * per; k < (p + 1) * per; ++k) {
+      hwloc_obj_t target = slots[k];
+      if (unit == BindUnit::socket) {
+        target = hwloc_get_ancestor_obj_by_type(raw, HWLOC_OBJ_PACKAGE, slots[k]);
+        if (target == nullptr) target = hwloc_get_root_obj(raw);
+      }
+      Bitmap part = new_bitmap();
+      hwloc_bitmap_and(part.get(), target->cpuset, allowed.get());
+      hwloc_bitmap_or(place.cpus.get(), place.cpus.get(), part.get());
+      if (k == p * per) {
+        place.where = unit_name(target->type);
+        if (target->type != HWLOC_OBJ_MACHINE)
+          place.where += " " + std::to_string(target->logical_index);
+      } else if (unit != BindUnit::socket && target->type != HWLOC_OBJ_MACHINE) {
+        place.where += "," + std::to_string(target->logical_index);
+      }
+    }
     place.where += " [PU " + pu_list(place.cpus.get()) + "]";
     place.bound = true;
   }

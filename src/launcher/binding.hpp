@@ -49,7 +49,9 @@ public:
   // Plans the binding of `processes` processes. With more processes than allowed cores (PUs for
   // hwthread) nothing is bound and a note says so on stderr, unless `quiet` (--oversubscribe);
   // when hwloc cannot read the machine, nothing is bound and a warning says so.
-  Bindings(BindUnit unit, int processes, bool quiet);
+  // `pes`: PEs per process (SMP mode): each process gets that many consecutive cores (PUs for
+  // hwthread), and the library binds each PE thread to one of them (core/startup.cpp).
+  Bindings(BindUnit unit, int processes, bool quiet, int pes = 1);
 
   // Binds process `index`, forked as `pid` and not yet exec'ed (its only thread waits for
   // ampirun's go). On failure: a warning, and the process runs unbound.

@@ -247,6 +247,9 @@ public:
   // One-sided operations (src/net/rma.hpp) to other PEs' registered memory; nullptr when the
   // port has none (the null port of a one-process job, whose windows never need it).
   virtual Rma *rma() noexcept = 0;
+  // SMP mode (AMPI_PES > 1): active messages and data that went to a PE of this same process
+  // through the network instead of memory (AMPI_DEBUG_SMP prints it; tests expect 0).
+  virtual std::uint64_t same_process_sends() const noexcept { return 0; }
 
   std::uint64_t messages_sent() const noexcept final { return sent_; }
   std::uint64_t messages_received() const noexcept final { return received_; }

@@ -7,6 +7,7 @@
 // read answers IpcRefused (`cma` set); the sender then posts the data through UCX (IpcData), for
 // that PE from then on when the kernel refused (e.g. ptrace restrictions), for that message only
 // otherwise (a receive buffer in device memory). The send side of HostIpc is in ipc.cpp.
+#include "copy/copy.hpp"
 #include "core/pe.hpp"
 #include "p2p/backend.hpp"
 #include "p2p/net_handler.hpp"
@@ -24,7 +25,8 @@ std::vector<bool>::reference NetHandler::cma_refused(int pe) {
 
 bool NetHandler::cma_reachable(int pe) {
   const shm::Node *local = pe_.port().local();
-  return local && local->reaches(pe) && local->cma(pe) && !cma_refused(pe);
+  return local && local->reaches(pe) && (local->cma(pe) || local->same_process(pe)) &&
+         !cma_refused(pe);
 }
 
 void send_host(Request &req, const Outgoing &m, Protocol protocol, int dest_pe) {
@@ -74,6 +76,11 @@ bool receive_cma(Request &rreq, const net::CmaNote &note) {
       refused = net::kCmaRefused;
     } else if (pe.devptrs().kind(rreq.recv_buf) != gpu::MemKind::Host) {
       refused = net::kCmaThisOnce; // the kernel copies into host memory only
+    } else if (pe.port().local()->same_process(note.sender_pe)) {
+      // SMP mode: a PE of this process; its buffer is in our address space (one copy, no
+      // system call; the sender's request stays open until our IpcDone, as with CMA).
+      copy::copy(rreq.recv_buf,
+                 reinterpret_cast<const void *>(static_cast<std::uintptr_t>(note.address)), n);
     } else if (!pe.port().local()->read_from(note.sender_pe, rreq.recv_buf, note.address, n)) {
       refused = net::kCmaRefused;
       if (!pe.cma_refusal_reported()) {

@@ -134,6 +134,7 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
     if (blobs[static_cast<std::size_t>(pe)].host == host)
       n.slot_of_[static_cast<std::size_t>(pe)] = local++;
   n.my_slot_ = n.slot_of_[static_cast<std::size_t>(my_pe)];
+  n.my_pid_ = mine.pid;
   // The asymmetric fence holds only if every process of the host takes part (each one decides
   // the same from the same blobs).
   n.asym_ = true;

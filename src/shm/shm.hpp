@@ -123,6 +123,11 @@ public:
   bool asymmetric() const noexcept { return asym_; }
   // Whether single copies from `pe`'s memory work (CMA, probed at start-up).
   bool cma(int pe) const noexcept { return out_[static_cast<std::size_t>(slot_of_[pe])].cma; }
+  // Whether `pe` runs in this very process (SMP mode: PEs that are threads of one process): its
+  // memory is ours, so the caller copies from it directly instead of through the kernel.
+  bool same_process(int pe) const noexcept {
+    return out_[static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(pe)])].pid == my_pid_;
+  }
   // Copies `bytes` at `remote` in `pe`'s memory to `local` (process_vm_readv); false if the kernel
   // refuses (no permission, no such call): the caller falls back to another way.
   bool read_from(int pe, void *local, std::uint64_t remote, std::size_t bytes) noexcept;
@@ -160,6 +165,7 @@ private:
 
   std::vector<int> slot_of_; // by PE: its index among this host's PEs, or -1
   int my_slot_ = -1;
+  int my_pid_ = 0;
   std::size_t ring_bytes_ = 0, max_record_ = 0, segment_bytes_ = 0;
   std::vector<Mapping> maps_; // ours first, then the peers' (unmapped by the destructor)
   std::vector<In> in_;        // our inbound rings from the other local PEs

@@ -5,9 +5,8 @@
 
 namespace ampi::ucx {
 
-std::unique_ptr<net::Port> open_port(pmi::PmixClient &pmix, int my_pe, int npes,
-                                     net::Handler &handler, gpu::DevPtrCache &mem,
-                                     const net::PortConfig &config) {
+std::unique_ptr<net::Port> open_port(pmi::PeKeys &pmix, int my_pe, int npes, net::Handler &handler,
+                                     gpu::DevPtrCache &mem, const net::PortConfig &config) {
   return std::make_unique<Transport>(pmix, my_pe, npes, handler, mem, config);
 }
 

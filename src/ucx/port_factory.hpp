@@ -7,15 +7,14 @@
 #include <memory>
 
 namespace ampi::pmi {
-class PmixClient;
+class PeKeys;
 }
 
 namespace ampi::ucx {
 
 // Connects this PE to the job's other PEs (collective: every PE calls it at start-up; the PMIx
 // client is used only here).
-std::unique_ptr<net::Port> open_port(pmi::PmixClient &pmix, int my_pe, int npes,
-                                     net::Handler &handler, gpu::DevPtrCache &mem,
-                                     const net::PortConfig &config);
+std::unique_ptr<net::Port> open_port(pmi::PeKeys &pmix, int my_pe, int npes, net::Handler &handler,
+                                     gpu::DevPtrCache &mem, const net::PortConfig &config);
 
 } // namespace ampi::ucx

@@ -92,7 +92,7 @@ void user_recv_done(void *request, ucs_status_t status, const ucp_tag_recv_info_
 
 } // namespace
 
-Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, net::Handler &handler,
+Transport::Transport(pmi::PeKeys &pmix, int my_pe, int npes, net::Handler &handler,
                      gpu::DevPtrCache &mem, const net::PortConfig &port_config)
     : net::Port(my_pe, npes, handler), pmix_(pmix), mem_(mem),
       eps_(static_cast<std::size_t>(npes)) {
@@ -101,7 +101,8 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, net::Handler &h
   ucp_config_t *config = nullptr;
   if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
     fail("ucp_config_read", st);
-  keep_transports_private(config, pmix.local_size() == pmix.size());
+  pes_ = pmix.process().pes_per_process();
+  keep_transports_private(config, pmix.one_host());
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   // RMA and AMO: one-sided communication (src/ucx/rma.cpp).
@@ -133,7 +134,6 @@ Transport::Transport(pmi::PmixClient &pmix, int my_pe, int npes, net::Handler &h
   std::memcpy(blob.data() + sizeof my_host_, p, len);
   pmix_.put(kAddressKey, blob);
   ucp_worker_release_address(worker_, addr);
-  pmix_.commit();
   pmix_.fence();
 }
 
@@ -196,6 +196,8 @@ bool Transport::same_host(int pe) {
 
 void Transport::send_am(int pe, net::AmKind kind, const void *payload, std::size_t payload_bytes,
                         const void *data, std::size_t bytes) {
+  if (pes_ > 1 && pe / pes_ == my_pe() / pes_) [[unlikely]]
+    ++same_process_sends_;
   const std::size_t head = kKindBytes + payload_bytes;
   const std::size_t total = head + bytes;
   const std::uint64_t word = static_cast<std::uint8_t>(kind);
@@ -237,6 +239,8 @@ std::uint64_t Transport::post_data(int pe, const void *data, std::size_t bytes, 
     std::fprintf(stderr, "ampi: PE %d ran out of UCX data tags (2^40 messages)\n", my_pe());
     std::abort();
   }
+  if (pes_ > 1 && pe / pes_ == my_pe() / pes_) [[unlikely]]
+    ++same_process_sends_;
   const std::uint64_t tag = kData | (static_cast<std::uint64_t>(my_pe()) << 40) | next_seq_++;
   auto op = std::make_unique<UserOp>(UserOp{&handler_, user, &outstanding_});
   ucp_request_param_t p{};

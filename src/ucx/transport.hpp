@@ -20,7 +20,7 @@
 
 #include "devptr_cache/devptr_cache.hpp"
 #include "net/port.hpp"
-#include "pmi/pmix_client.hpp"
+#include "pmi/pe_keys.hpp"
 
 #include <ucp/api/ucp.h>
 
@@ -35,8 +35,8 @@ namespace ampi::ucx {
 class Transport final : public net::Port {
 public:
   // `mem`: the PE's device-memory copies; progress() also finishes its asynchronous ones.
-  Transport(pmi::PmixClient &pmix, int my_pe, int npes, net::Handler &handler,
-            gpu::DevPtrCache &mem, const net::PortConfig &config);
+  Transport(pmi::PeKeys &pmix, int my_pe, int npes, net::Handler &handler, gpu::DevPtrCache &mem,
+            const net::PortConfig &config);
   ~Transport() override;
 
   std::uint64_t post_data(int pe, const void *data, std::size_t bytes, net::MemKind kind,
@@ -46,6 +46,7 @@ public:
   bool same_host(int pe) override;
   void disconnect() override;
   net::Rma *rma() noexcept override;
+  std::uint64_t same_process_sends() const noexcept override { return same_process_sends_; }
 
   // For one-sided communication (src/ucx/rma.cpp): the UCP context (memory registration), the
   // worker (progress, flush) and the endpoint to a PE (created on first use; also to our own PE,
@@ -88,7 +89,12 @@ private:
   static constexpr std::uint64_t kData = std::uint64_t{2} << 62;
   static constexpr std::uint64_t kKindMask = std::uint64_t{3} << 62;
 
-  pmi::PmixClient &pmix_;
+  pmi::PeKeys &pmix_;
+  // SMP mode: the PEs of this process are my_pe / pes_ * pes_ .. + pes_ - 1; what goes to them
+  // through UCX is counted (same_process_sends; AMPI_DEBUG_SMP prints it): the same-host rings and
+  // plain copies should carry all of it.
+  int pes_ = 1;
+  std::uint64_t same_process_sends_ = 0;
   gpu::DevPtrCache &mem_;
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
