@@ -51,10 +51,12 @@ function(ampi_add_mpi_test)
   endforeach()
 endfunction()
 
-# ampi_add_mpi_layouts(TARGET <existing ampi_add_mpi_test target> LAYOUTS <P:V...>
+# ampi_add_mpi_layouts(TARGET <existing ampi_add_mpi_test target> LAYOUTS <P:V or P:V:T...>
 #                      [ARGS <args...>] [ENV <NAME=VALUE...>] [SUFFIX <s>] [TIMEOUT <s>])
 # Adds runs of an MPI test program over several processes: one CTest test per layout, named
 # <target>.np<P>.vp<V><suffix>, running `ampirun -np P --vp V`, labelled `mpi` and `multiproc`.
+# P:V:T runs T PEs per process (SMP mode, `--pes-per-process T`): named
+# <target>.np<P>.pes<T>.vp<V><suffix>, labelled `smp` too.
 function(ampi_add_mpi_layouts)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;SUFFIX;TIMEOUT" "LAYOUTS;ARGS;ENV")
   if(NOT arg_TARGET OR NOT arg_LAYOUTS)
@@ -64,16 +66,25 @@ function(ampi_add_mpi_layouts)
     set(arg_TIMEOUT 120)
   endif()
   foreach(layout IN LISTS arg_LAYOUTS)
-    if(NOT layout MATCHES "^([1-9][0-9]*):([1-9][0-9]*)$")
-      message(FATAL_ERROR "ampi_add_mpi_layouts(${arg_TARGET}): '${layout}' is not P:V")
+    if(NOT layout MATCHES "^([1-9][0-9]*):([1-9][0-9]*)(:([1-9][0-9]*))?$")
+      message(FATAL_ERROR "ampi_add_mpi_layouts(${arg_TARGET}): '${layout}' is not P:V or P:V:T")
     endif()
     set(np ${CMAKE_MATCH_1})
     set(vp ${CMAKE_MATCH_2})
-    set(name ${arg_TARGET}.np${np}.vp${vp}${arg_SUFFIX})
+    set(pes "${CMAKE_MATCH_4}")
+    if(pes)
+      set(name ${arg_TARGET}.np${np}.pes${pes}.vp${vp}${arg_SUFFIX})
+      set(pes_args --pes-per-process ${pes})
+      set(labels "mpi;multiproc;smp")
+    else()
+      set(name ${arg_TARGET}.np${np}.vp${vp}${arg_SUFFIX})
+      set(pes_args)
+      set(labels "mpi;multiproc")
+    endif()
     add_test(NAME ${name}
-             COMMAND ${CMAKE_BINARY_DIR}/bin/ampirun -np ${np} --vp ${vp}
+             COMMAND ${CMAKE_BINARY_DIR}/bin/ampirun -np ${np} ${pes_args} --vp ${vp}
                      $<TARGET_FILE:${arg_TARGET}> ${arg_ARGS})
-    set_tests_properties(${name} PROPERTIES LABELS "mpi;multiproc" TIMEOUT ${arg_TIMEOUT})
+    set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT ${arg_TIMEOUT})
     if(arg_ENV)
       set_tests_properties(${name} PROPERTIES ENVIRONMENT "${arg_ENV}")
     endif()
