@@ -784,6 +784,7 @@ void setup_rank_images(ult::Scheduler &sched, const std::vector<std::unique_ptr<
 }
 
 MainFn Programs::load(Rank &r, int argc, char **argv, char **envp) {
+  const std::lock_guard lock(load_mutex_);
   if (maker_) {
     Loading loaded;
     try {

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,10 @@ private:
   // Writes rank's loadable copy to `path`: the slim one, or the whole file.
   void write_copy(const std::string &path) const;
 
+  // SMP mode: the PEs of a process load their ranks' copies at once; the copy maker (its next
+  // address, its mappings) and the loader's steps are serialised (once per rank start, never per
+  // message).
+  std::mutex load_mutex_;
   const Image &image_;
   std::vector<char> slim_; // the slim copy, if the file allows one
   std::string dir_;        // private directory of the copies (0700)

@@ -57,8 +57,7 @@ int main(int argc, char **argv) {
     double cpu;
     uint64_t iterations, sum;
   } mine = {tid, cpu, iterations, sum}, *all = malloc(sizeof mine * (size_t)size);
-  MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
-             MPI_COMM_WORLD);
+  MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     int distinct = 0;
     double cpu_sum = 0;
