@@ -41,6 +41,10 @@ if [[ -n $s && ! -e $s/tests && -d $c/src_tests ]]; then mkdir -p "$s" && ln -s 
 export LD_LIBRARY_PATH=$b/ucx-cuda/lib:$b/lib:$c/sys/lib:$c/sys/pmix2/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The staged PMIx loads its own plugins, not those of a PMIx the machine has at the same path
 # (the GPU image's PMIx 5 plugins fail in PMIx 4.2: "undefined symbol: pmix_output_info").
+# PMIX_PKGLIBDIR relocates PMIx's plugin directory (pinstalldirs "env" component; ampirun passes
+# it on); PMIX_MCA_mca_base_component_path alone is not enough: PMIx 4.2 searches it after its
+# built-in directory, so a plugin of the same name there is loaded first.
+export PMIX_PKGLIBDIR=$c/sys/pmix2/lib/pmix
 export PMIX_MCA_mca_base_component_path=$c/sys/pmix2/lib/pmix
 export PATH=$b/bin:$b/ucx-cuda/bin:$PATH:/usr/local/nvidia/bin
 export AMPI_BUILD=$b

@@ -6,12 +6,15 @@
 #include "coll/inter.hpp"
 #include "coll/pe_coll.hpp"
 #include "copy/copy.hpp"
+#include "core/cudart.hpp"
 #include "core/pe.hpp"
+#include "p2p/data.hpp"
 #include "p2p/p2p.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -112,6 +115,81 @@ void move_bytes(void *dst, const void *src, std::size_t bytes) {
     std::memmove(dst, src, bytes);
 }
 
+// A temporary of a reduction: host memory, or (device reductions, Reducer::device) a device
+// buffer of the PE's pool, so that the data never leaves the device.
+class Scratch {
+public:
+  explicit Scratch(std::size_t bytes) : host_(scratch(bytes)), p_(host_.get()) {}
+  Scratch(const Reducer &op, std::size_t bytes) {
+    if (op.device.empty()) [[likely]] {
+      host_ = scratch(bytes);
+      p_ = host_.get();
+      return;
+    }
+    dev_ = Pe::get().devptrs().scratch_buffer(bytes ? bytes : 1, nullptr);
+    if (!dev_) {
+      std::fprintf(stderr, "ampi: cannot allocate %zu bytes of device memory for a reduction\n",
+                   bytes);
+      std::abort();
+    }
+    p_ = static_cast<std::byte *>(dev_.get());
+  }
+  std::byte *get() const noexcept { return p_; }
+
+private:
+  std::unique_ptr<std::byte[]> host_;
+  gpu::DeviceBuffer dev_;
+  std::byte *p_ = nullptr;
+};
+
+Scratch scratch(const Reducer &op, std::size_t bytes) {
+  return Scratch(op, bytes);
+}
+
+// move_bytes for a reduction's data: device copies (synchronous) for device reductions.
+void move_bytes(const Reducer &op, void *dst, const void *src, std::size_t bytes) {
+  if (op.device.empty()) [[likely]] {
+    move_bytes(dst, src, bytes);
+    return;
+  }
+  if (bytes && dst != src) p2p::copy_any(dst, src, bytes);
+}
+
+// Reducer::operator() of a predefined operation where an operand is device memory: the kernel
+// on the rank's stream (its own stream where ranks have their own, core/cudart.hpp) and a wait
+// that lets the PE's other ranks run, when both operands are device memory and the operation
+// has a kernel; else (a GPU that cannot load the embedded kernels, older than sm_90; operands of
+// mixed kinds, as when the ranks of one PE meeting in coll/pe_coll.cpp chose differently) the
+// host kernel on host copies.
+void reduce_on_device(const Reducer &op, const void *in, void *inout, std::size_t count) {
+  const std::size_t n = count * op.basic_per_elem;
+  if (!op.device.empty() && p2p::on_device(in) && p2p::on_device(inout)) {
+    int err = 0;
+    void *stream = cudart::stream_of_rank(nullptr, &err);
+    gpu::CUresult r = err;
+    if (r == gpu::kCudaSuccess)
+      r = Pe::get().devptrs().reduce(op.device.c_str(), in, inout, n,
+                                     static_cast<gpu::CUstream>(stream));
+    // wait_stream lets the PE's other ranks run meanwhile; a rank alone on its PE returns from
+    // it at once, so the synchronize (immediate once the kernel is done) is the wait then.
+    if (r == gpu::kCudaSuccess) r = cudart::wait_stream(stream);
+    if (r == gpu::kCudaSuccess)
+      r = gpu::driver().cuStreamSynchronize(static_cast<gpu::CUstream>(stream));
+    if (r == gpu::kCudaSuccess) return;
+    if (r != gpu::kCudaErrorNotFound) {
+      std::fprintf(stderr, "ampi: device reduction %s failed: %s\n", op.device.c_str(),
+                   gpu::cuda_error_string(r));
+      std::abort();
+    }
+  }
+  const std::size_t bytes = count * op.extent;
+  auto a = scratch(bytes), b = scratch(bytes);
+  p2p::copy_any(a.get(), in, bytes);
+  p2p::copy_any(b.get(), inout, bytes);
+  op.fn(a.get(), b.get(), n);
+  p2p::copy_any(inout, b.get(), bytes);
+}
+
 std::byte *at(void *p, std::size_t off) {
   return static_cast<std::byte *>(p) + off;
 }
@@ -147,7 +225,7 @@ void ring_reduce_scatter(const comm::Comm &c, int tag, std::byte *acc, const Spl
                          const Reducer &op) {
   const int p = c.size(), r = c.rank;
   const std::size_t e = op.extent;
-  auto tmp = scratch(s.max() * e);
+  auto tmp = scratch(op, s.max() * e);
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
   for (int step = 0; step < p - 1; ++step) {
     const auto sb = static_cast<std::size_t>((r - step - 1 + 2 * p) % p);
@@ -187,6 +265,11 @@ void binomial_reduce(const comm::Comm &c, int tag, std::byte *acc, std::size_t c
 
 void Reducer::operator()(const void *in, void *inout, std::size_t count) const {
   if (!count) return;
+  if (!device.empty() ||
+      (fn && gpu::cuda_loaded() && (p2p::on_device(in) || p2p::on_device(inout)))) [[unlikely]] {
+    reduce_on_device(*this, in, inout, count);
+    return;
+  }
   if (user) {
     const datatype::Type &t = *type;
     MPI_Datatype h = handle;
@@ -333,7 +416,7 @@ void binomial_reduce(const comm::Comm &c, int tag, std::byte *acc, std::size_t c
   const int p = c.size();
   const std::size_t bytes = count * op.extent;
   const int vr = (c.rank - target + p) % p;
-  auto tmp = scratch(bytes);
+  auto tmp = scratch(op, bytes);
   for (int mask = 1; mask < p; mask <<= 1) {
     if (vr & mask) {
       send(c, (vr - mask + target) % p, tag, acc, bytes);
@@ -342,7 +425,7 @@ void binomial_reduce(const comm::Comm &c, int tag, std::byte *acc, std::size_t c
     if (vr + mask < p) {
       recv(c, (vr + mask + target) % p, tag, tmp.get(), bytes);
       op(acc, tmp.get(), count); // tmp = mine (lower ranks) op theirs
-      move_bytes(acc, tmp.get(), bytes);
+      move_bytes(op, acc, tmp.get(), bytes);
     }
   }
 }
@@ -356,12 +439,12 @@ void reduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
   const std::size_t bytes = count * op.extent;
   const void *mine = send_buf ? send_buf : recv_buf;
   if (p == 1) {
-    move_bytes(recv_buf, mine, bytes);
+    move_bytes(op, recv_buf, mine, bytes);
     return;
   }
   if (pe::reduce(c, tag, send_buf, recv_buf, count, op, root)) return;
-  auto acc = scratch(bytes);
-  move_bytes(acc.get(), mine, bytes);
+  auto acc = scratch(op, bytes);
+  move_bytes(op, acc.get(), mine, bytes);
   if (op.commutative && bytes > kReduceBinomialMax && count >= static_cast<std::size_t>(p)) {
     // Rabenseifner-style: ring reduce-scatter, then the blocks straight to the root.
     const Split s = Split::even(count, p);
@@ -372,7 +455,7 @@ void reduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
       for (int i = 0; i < p; ++i) {
         const auto k = static_cast<std::size_t>(i);
         if (i == root)
-          move_bytes(at(recv_buf, s.start[k] * e), acc.get() + s.start[k] * e, s.count[k] * e);
+          move_bytes(op, at(recv_buf, s.start[k] * e), acc.get() + s.start[k] * e, s.count[k] * e);
         else
           b.irecv(c, i, tag, at(recv_buf, s.start[k] * e), s.count[k] * e);
       }
@@ -387,7 +470,7 @@ void reduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
   const int target = op.commutative ? root : 0;
   binomial_reduce(c, tag, acc.get(), count, op, target);
   if (target == root) {
-    if (c.rank == root) move_bytes(recv_buf, acc.get(), bytes);
+    if (c.rank == root) move_bytes(op, recv_buf, acc.get(), bytes);
   } else if (c.rank == target) {
     send(c, root, tag, acc.get(), bytes);
   } else if (c.rank == root) {
@@ -401,7 +484,7 @@ void allreduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_bu
   const int p = c.size();
   const std::size_t bytes = count * op.extent;
   if (pe::allreduce(c, tag, send_buf, recv_buf, count, op)) return;
-  if (send_buf) move_bytes(recv_buf, send_buf, bytes);
+  if (send_buf) move_bytes(op, recv_buf, send_buf, bytes);
   if (p == 1 || count == 0) return;
   auto *acc = static_cast<std::byte *>(recv_buf);
   if (bytes > kAllreduceDoublingMax) {
@@ -416,7 +499,7 @@ void allreduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_bu
     }
     return;
   }
-  auto tmp = scratch(bytes);
+  auto tmp = scratch(op, bytes);
   int pof2 = 1;
   while (pof2 * 2 <= p)
     pof2 *= 2;
@@ -445,7 +528,7 @@ void allreduce(const comm::Comm &c, int tag, const void *send_buf, void *recv_bu
         op(tmp.get(), acc, count);
       } else {
         op(acc, tmp.get(), count);
-        move_bytes(acc, tmp.get(), bytes);
+        move_bytes(op, acc, tmp.get(), bytes);
       }
     }
   }
@@ -465,8 +548,8 @@ void reduce_scatter(const comm::Comm &c, int tag, const void *send_buf, void *re
   const std::size_t total = s.start.back() + s.count.back();
   const std::size_t e = op.extent;
   const auto me = static_cast<std::size_t>(c.rank);
-  auto acc = scratch(total * e);
-  move_bytes(acc.get(), send_buf, total * e);
+  auto acc = scratch(op, total * e);
+  move_bytes(op, acc.get(), send_buf, total * e);
   if (p > 1) {
     if (op.commutative) {
       ring_reduce_scatter(c, tag, acc.get(), s, op);
@@ -476,17 +559,17 @@ void reduce_scatter(const comm::Comm &c, int tag, const void *send_buf, void *re
       scatterv(c, tag, b, acc.get() + s.start[me] * e, s.count[me] * e, 0);
     }
   }
-  move_bytes(recv_buf, acc.get() + s.start[me] * e, s.count[me] * e);
+  move_bytes(op, recv_buf, acc.get() + s.start[me] * e, s.count[me] * e);
 }
 
 void scan(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, std::size_t count,
           const Reducer &op) {
   const int p = c.size(), r = c.rank;
   const std::size_t bytes = count * op.extent;
-  if (send_buf) move_bytes(recv_buf, send_buf, bytes);
+  if (send_buf) move_bytes(op, recv_buf, send_buf, bytes);
   if (p == 1 || count == 0) return;
-  auto partial = scratch(bytes), tmp = scratch(bytes);
-  move_bytes(partial.get(), recv_buf, bytes);
+  auto partial = scratch(op, bytes), tmp = scratch(op, bytes);
+  move_bytes(op, partial.get(), recv_buf, bytes);
   for (int mask = 1; mask < p; mask <<= 1) {
     const int dst = r ^ mask;
     if (dst >= p) continue;
@@ -506,8 +589,8 @@ void exscan(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
   const int p = c.size(), r = c.rank;
   const std::size_t bytes = count * op.extent;
   if (p == 1 || count == 0) return;
-  auto partial = scratch(bytes), tmp = scratch(bytes);
-  move_bytes(partial.get(), send_buf ? send_buf : recv_buf, bytes);
+  auto partial = scratch(op, bytes), tmp = scratch(op, bytes);
+  move_bytes(op, partial.get(), send_buf ? send_buf : recv_buf, bytes);
   bool have = false;
   for (int mask = 1; mask < p; mask <<= 1) {
     const int dst = r ^ mask;
@@ -516,7 +599,7 @@ void exscan(const comm::Comm &c, int tag, const void *send_buf, void *recv_buf, 
     if (r > dst) {
       op(tmp.get(), partial.get(), count);
       if (!have) {
-        move_bytes(recv_buf, tmp.get(), bytes);
+        move_bytes(op, recv_buf, tmp.get(), bytes);
         have = true;
       } else {
         op(tmp.get(), recv_buf, count);

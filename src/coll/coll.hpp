@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ampi::coll {
@@ -44,6 +45,12 @@ struct Reducer {
   MPI_User_function *user = nullptr;
   MPI_Datatype handle = MPI_DATATYPE_NULL;
   std::shared_ptr<const datatype::Type> type;
+  // Device reduction: the data (the buffers and the algorithm's temporaries) is device memory
+  // and the operation runs as this kernel (datatype::device_reduction) on the rank's stream; the
+  // algorithm's temporaries are device buffers and its local copies device copies. Empty: host.
+  // Set by src/mpi/coll.cpp only for intracommunicators and predefined operations on contiguous
+  // predefined elements whose packed form is their C layout (`fn` stays the host kernel).
+  std::string device;
 
   void operator()(const void *in, void *inout, std::size_t count) const;
 };

@@ -12,8 +12,10 @@
 
 #include "copy/copy.hpp"
 #include "core/pe.hpp"
+#include "p2p/data.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -145,8 +147,15 @@ private:
   Instance *inst_ = nullptr;
 };
 
+// Device reductions (Reducer::device) meet here with device buffers: their copies are device
+// copies (p2p::copy_any), and any buffer may be device memory if the PE's ranks chose
+// differently (one with device buffers, one with host ones).
 void copy_bytes(void *dst, const void *src, std::size_t bytes) {
-  if (bytes && dst != src) copy::copy(dst, src, bytes);
+  if (!bytes || dst == src) return;
+  if (gpu::cuda_loaded() && (p2p::on_device(dst) || p2p::on_device(src))) [[unlikely]]
+    p2p::copy_any(dst, src, bytes);
+  else
+    copy::copy(dst, src, bytes);
 }
 
 std::byte *at(void *p, std::size_t off) {
@@ -170,7 +179,9 @@ constexpr std::size_t kChunkBytes = 8192;
 template <class After>
 void combine(const Meeting &m, const Reducer &op, std::byte *acc, const void *last_in,
              std::size_t count, After after) {
-  const std::size_t step = op.fn ? std::max<std::size_t>(1, kChunkBytes / op.extent) : count;
+  // (Device reductions: one kernel per input over the whole count.)
+  const std::size_t step =
+      op.fn && op.device.empty() ? std::max<std::size_t>(1, kChunkBytes / op.extent) : count;
   const int n = m.size();
   for (std::size_t e = 0; e < count; e += step) {
     const std::size_t elems = std::min(step, count - e);
@@ -247,12 +258,26 @@ bool reduce(const comm::Comm &c, int tag, const void *send, void *recv, std::siz
   if (!m.leader()) return true;
   const std::size_t bytes = count * op.extent;
   const int n = m.size();
-  auto acc = std::make_unique_for_overwrite<std::byte[]>(bytes);
-  combine(m, op, acc.get(), m.input(n - 1), count, [](std::size_t, std::size_t) {});
+  std::unique_ptr<std::byte[]> host;
+  gpu::DeviceBuffer dev;
+  std::byte *acc;
+  if (op.device.empty()) {
+    host = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    acc = host.get();
+  } else {
+    dev = Pe::get().devptrs().scratch_buffer(bytes, m.input(n - 1));
+    if (!dev) {
+      std::fprintf(stderr, "ampi: cannot allocate %zu bytes of device memory for a reduction\n",
+                   bytes);
+      std::abort();
+    }
+    acc = static_cast<std::byte *>(dev.get());
+  }
+  combine(m, op, acc, m.input(n - 1), count, [](std::size_t, std::size_t) {});
   const int root_pe = l->pe_index_of(c, root);
   if (l->leaders.size() > 1)
-    coll::reduce(l->leaders, leader_tag(tag), nullptr, acc.get(), count, op, root_pe);
-  if (root_pe == l->leaders.rank) copy_bytes(m.slot(l->local_index(root)).out, acc.get(), bytes);
+    coll::reduce(l->leaders, leader_tag(tag), nullptr, acc, count, op, root_pe);
+  if (root_pe == l->leaders.rank) copy_bytes(m.slot(l->local_index(root)).out, acc, bytes);
   return true;
 }
 

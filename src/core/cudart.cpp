@@ -26,11 +26,27 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace ampi {
 
 namespace {
+
+// CUDA's lazy module loading (the default since CUDA 12.2) loads a kernel's code at its first
+// launch, and that load waits for the work already queued on the context's streams. A stream
+// that waits for MPI (MPIX_Wait_enqueue: cuStreamWaitValue32 on a word the PE writes) then
+// deadlocks the process: the rank that launches a kernel for the first time blocks its PE in
+// cuLaunchKernel, and the PE is what would release the waiting stream. Seen on an H100 in every
+// jacobi3d_cuda --enqueue run (cuda-gdb: the PE thread in cuLaunchKernel under cudaLaunchKernel,
+// another rank's stream in a wait; bench/results/2026-11-26-gpu3/run2): with virtual ranks each
+// rank's copy of the program has modules of its own, so a rank's first launch comes after
+// another rank's stream is already waiting. Eager loading (every kernel loaded when its module
+// is registered) avoids it; a program's own setting stays. Runs when libampi.so is loaded,
+// before the program's main and its first CUDA call.
+[[gnu::constructor]] void eager_cuda_modules() {
+  ::setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+}
 
 constexpr int kCudaSuccess = 0;
 constexpr int kNotReady = 600;     // cudaErrorNotReady

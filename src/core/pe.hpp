@@ -57,6 +57,7 @@ struct PeConfig {
   std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
   bool gpu_rank_streams = true;            // AMPI_GPU_RANK_STREAMS (core/cudart.cpp)
   bool gpu_device_pack = true;             // AMPI_GPU_DEVICE_PACK (DevPtrCache, p2p/data.cpp)
+  bool gpu_device_reduce = true;           // AMPI_GPU_DEVICE_REDUCE (DevPtrCache, mpi/coll.cpp)
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;
@@ -211,7 +212,8 @@ private:
   char **envp_;
   ult::Scheduler scheduler_;
   std::optional<ult::StackPool> stacks_; // before ranks_: their stacks come from it
-  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes, config_.gpu_device_pack}; // gpu
+  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes, config_.gpu_device_pack,
+                            config_.gpu_device_reduce}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   bool cma_refusal_reported_ = false;

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 
 namespace ampi {
 // The C layouts of MPI's value-index pair types (MPI_DOUBLE_INT, MPI_2INT, MPI_2REAL, ...).
@@ -56,5 +57,11 @@ using ReduceFn = void (*)(const void *in, void *inout, std::size_t count);
 ReduceFn reduction(MPI_Op op, MPI_Datatype type) noexcept;
 // The name of a predefined operation ("MPI_SUM"), or nullptr.
 const char *op_name(MPI_Op op) noexcept;
+
+// The name of the device kernel of a predefined operation on a predefined datatype
+// (src/devptr_cache/reduce_kernels.cu: "ampi_reduce_sum_f64"), or an empty string where there
+// is none (long double, complex, the padded pair types, MPI_2REAL...: reductions of device
+// buffers of those stage through host memory).
+std::string device_reduction(MPI_Op op, MPI_Datatype type);
 
 } // namespace ampi::datatype

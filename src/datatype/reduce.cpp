@@ -12,6 +12,8 @@
 
 #include <complex>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
 namespace ampi::datatype {
 
@@ -194,7 +196,56 @@ constexpr const char *kOpNames[] = {nullptr,      "MPI_MAX",     "MPI_MIN",  "MP
                                     "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
 constexpr unsigned kOpKind = handles::kind::builtin_op.prefix; // MPI_MAX is kOpKind | 1
 
+// The element name of T in the device kernels' names (reduce_kernels.cu), or nullptr: the C
+// types that have kernels there.
+template <class T> constexpr const char *device_elem() {
+  if constexpr (std::is_same_v<T, bool>)
+    return "b8";
+  else if constexpr (std::is_integral_v<T>) {
+    constexpr bool s = std::is_signed_v<T>;
+    if constexpr (sizeof(T) == 1) return s ? "i8" : "u8";
+    if constexpr (sizeof(T) == 2) return s ? "i16" : "u16";
+    if constexpr (sizeof(T) == 4) return s ? "i32" : "u32";
+    if constexpr (sizeof(T) == 8) return s ? "i64" : "u64";
+    return nullptr;
+  } else if constexpr (std::is_same_v<T, float>)
+    return "f32";
+  else if constexpr (std::is_same_v<T, double>)
+    return "f64";
+  else if constexpr (std::is_same_v<T, ValueIndex<float>>)
+    return "float_int";
+  else if constexpr (std::is_same_v<T, ValueIndex<int>>)
+    return "2int";
+  else
+    return nullptr;
+}
+
+const char *device_elem_of(unsigned type_index) {
+  switch (type_index) {
+#define AMPI_BUILTIN_TYPE(name, index, ctype, category)                                            \
+  case index:                                                                                      \
+    return device_elem<ctype>();
+#include "datatype/builtin_types.def"
+#undef AMPI_BUILTIN_TYPE
+  default:
+    return nullptr;
+  }
+}
+
+// The kernels' operation names, by OpId.
+constexpr const char *kDeviceOps[] = {nullptr, "max", "min",  "sum",  "prod",   "land",  "band",
+                                      "lor",   "bor", "lxor", "bxor", "minloc", "maxloc"};
+
 } // namespace
+
+std::string device_reduction(MPI_Op op, MPI_Datatype type) {
+  if (!reduction(op, type)) return {}; // not defined for the type (or not predefined)
+  const unsigned o = static_cast<unsigned>(op) ^ kOpKind;
+  const unsigned t = static_cast<unsigned>(type) ^ static_cast<unsigned>(kBuiltinKind);
+  const char *elem = device_elem_of(t);
+  if (!elem) return {};
+  return std::string("ampi_reduce_") + kDeviceOps[o] + "_" + elem;
+}
 
 ReduceFn reduction(MPI_Op op, MPI_Datatype type) noexcept {
   const unsigned o = static_cast<unsigned>(op) ^ kOpKind;

@@ -76,6 +76,11 @@ void fill(void *h) {
   d.cuMemcpy3DAsync = reinterpret_cast<decltype(d.cuMemcpy3DAsync)>(dlsym(h, "cuMemcpy3DAsync_v2"));
   d.cuMemAlloc = reinterpret_cast<decltype(d.cuMemAlloc)>(dlsym(h, "cuMemAlloc_v2"));
   d.cuMemFree = reinterpret_cast<decltype(d.cuMemFree)>(dlsym(h, "cuMemFree_v2"));
+  d.cuModuleLoadData = reinterpret_cast<decltype(d.cuModuleLoadData)>(dlsym(h, "cuModuleLoadData"));
+  d.cuModuleUnload = reinterpret_cast<decltype(d.cuModuleUnload)>(dlsym(h, "cuModuleUnload"));
+  d.cuModuleGetFunction =
+      reinterpret_cast<decltype(d.cuModuleGetFunction)>(dlsym(h, "cuModuleGetFunction"));
+  d.cuLaunchKernel = reinterpret_cast<decltype(d.cuLaunchKernel)>(dlsym(h, "cuLaunchKernel"));
 }
 
 } // namespace

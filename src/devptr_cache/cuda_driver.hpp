@@ -18,11 +18,14 @@ using CUdeviceptr = std::uintptr_t;
 using CUcontext = struct CUctx_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
 
 inline constexpr CUresult kCudaSuccess = 0;
 inline constexpr CUresult kCudaErrorNotInitialized = 3;
 inline constexpr CUresult kCudaErrorInvalidValue = 1;
 inline constexpr CUresult kCudaErrorNotReady = 600;
+inline constexpr CUresult kCudaErrorNotFound = 500;
 inline constexpr CUresult kCudaErrorAlreadyMapped = 208;
 inline constexpr unsigned kEventDisableTiming = 2;
 // CUpointer_attribute
@@ -123,6 +126,13 @@ struct Driver {
   CUresult (*cuMemcpy3DAsync)(const Memcpy3D *, CUstream);
   CUresult (*cuMemAlloc)(CUdeviceptr *, std::size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
+  // Device-side reductions (reduce_kernels.cpp): the embedded kernels' module and their launch.
+  // nullptr where the driver lacks them (then reductions stage through host memory).
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void **, void **);
 };
 
 namespace detail {

@@ -63,8 +63,9 @@ DeviceBuffer::~DeviceBuffer() {
   });
 }
 
-DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack)
-    : async_bytes_(async_bytes), device_pack_(device_pack), pool_(std::make_shared<DevicePool>()) {
+DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack, bool device_reduce)
+    : async_bytes_(async_bytes), device_pack_(device_pack), device_reduce_(device_reduce),
+      pool_(std::make_shared<DevicePool>()) {
 }
 
 DevPtrCache::~DevPtrCache() {
@@ -85,6 +86,8 @@ DevPtrCache::~DevPtrCache() {
       if (ctx == c.ctx) static_cast<void>(d.cuStreamDestroy(s));
     for (auto &[ctx, e] : free_events_)
       if (ctx == c.ctx) static_cast<void>(d.cuEventDestroy(e));
+    for (auto &[ctx, m] : modules_)
+      if (ctx == c.ctx) static_cast<void>(d.cuModuleUnload(m));
   }
   // (Events of copies still pending belong to requests the program never completed: they go with
   // their contexts.) Our references last: releasing is safe after a reset too (the driver's
@@ -147,6 +150,8 @@ void DevPtrCache::forget_context(CUcontext ctx) noexcept {
   std::erase_if(copy_streams_, gone);
   std::erase_if(created_streams_, gone);
   std::erase_if(free_events_, gone);
+  std::erase_if(modules_, gone);
+  std::erase_if(kernels_, [ctx](const Kernel &k) { return k.ctx == ctx; });
   std::erase_if(pool_->free, [&](const DevicePool::Block &b) {
     if (b.ctx == ctx) pool_->free_bytes -= b.size; // (died with its context)
     return b.ctx == ctx;
@@ -296,8 +301,13 @@ bool DevPtrCache::can_copy_rects() const noexcept {
 }
 
 DeviceBuffer DevPtrCache::device_buffer(std::size_t n, const void *near) {
+  if (!can_copy_rects()) return DeviceBuffer{};
+  return scratch_buffer(n, near);
+}
+
+DeviceBuffer DevPtrCache::scratch_buffer(std::size_t n, const void *near) {
   DeviceBuffer b;
-  if (!can_copy_rects()) return b;
+  if (!cuda_loaded() || !driver().cuMemAlloc || !driver().cuMemFree) return b;
   const CUcontext ctx = current_context(near);
   const std::size_t size = size_class(n);
   auto &free = pool_->free;

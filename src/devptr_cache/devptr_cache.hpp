@@ -23,6 +23,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -74,8 +75,8 @@ private:
 class DevPtrCache {
 public:
   // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()); `device_pack`: AMPI_GPU_DEVICE_PACK
-  // (see can_copy_rects()).
-  explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true);
+  // (see can_copy_rects()); `device_reduce`: AMPI_GPU_DEVICE_REDUCE (see can_reduce()).
+  explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true, bool device_reduce = true);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -129,6 +130,19 @@ public:
   // A device buffer of at least `n` bytes in the current context (made current as
   // ensure_context(near) does), from the PE's pool; empty when the driver cannot allocate.
   DeviceBuffer device_buffer(std::size_t n, const void *near);
+
+  // ---- device-side reductions (reduce_kernels.cpp) ----
+  // Whether reduce() can run here: AMPI_GPU_DEVICE_REDUCE is on, this build embeds the kernels
+  // (nvcc was found at build time) and the driver loads modules and launches kernels.
+  bool can_reduce() const noexcept;
+  // Launches the embedded kernel `name` (reduce_kernels.cu: inout[i] = in[i] op inout[i] on `n`
+  // elements) on `stream` in the current context (made current as ensure_context(inout) does),
+  // loading the module there on first use; returns without waiting. kCudaErrorNotFound when
+  // there is no such kernel (the caller reduces on the host then), else the driver's outcome.
+  CUresult reduce(const char *name, const void *in, void *inout, std::size_t n, CUstream stream);
+  // A device buffer of at least `n` bytes for a reduction's temporaries (as device_buffer(), with
+  // no AMPI_GPU_DEVICE_PACK condition); empty when the driver cannot allocate.
+  DeviceBuffer scratch_buffer(std::size_t n, const void *near);
 
   // Starts a copy that involves device memory on one of a few streams of ours (copies started
   // one after another run concurrently) and returns; poll_copies() calls `done` once it has
@@ -246,6 +260,15 @@ private:
   std::vector<std::pair<CUcontext, CUevent>> free_events_;
   std::size_t async_bytes_;
   bool device_pack_;
+  bool device_reduce_;
+  // The kernels' module per context, and the functions looked up in it (by name).
+  struct Kernel {
+    CUcontext ctx;
+    std::string name;
+    CUfunction fn; // nullptr: the module has no such kernel
+  };
+  std::vector<std::pair<CUcontext, CUmodule>> modules_;
+  std::vector<Kernel> kernels_;
   std::shared_ptr<DevicePool> pool_;
   Stats stats_;
 };

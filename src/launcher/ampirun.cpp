@@ -652,10 +652,24 @@ std::vector<std::vector<int>> place_ranks(int vps, int processes, MapPolicy map)
 
 // Inherited variables that belong to an enclosing PMIx job (ampirun run by srun --mpi=pmix,
 // prterun, or another ampirun): they would point our children, and our own server library, at
-// the wrong server. PMIx's MCA parameters are user settings and stay.
+// the wrong server. PMIx's MCA parameters are user settings and stay, and so do the variables
+// that relocate a PMIx installation (its pinstalldirs "env" component): PMIX_PKGLIBDIR is the
+// only way to make PMIx 4.2 load its plugins from elsewhere, since the component path setting
+// is searched after the built-in one (a machine with another PMIx at Debian's path otherwise
+// loads that one's plugins: "undefined symbol: pmix_output_info").
 bool foreign_pmix_variable(std::string_view entry) {
   if (entry.substr(0, 5) != "PMIX_") return false;
-  return entry.substr(0, 9) != "PMIX_MCA_" && entry.substr(0, 20) != "PMIX_INSTALL_PREFIX=";
+  if (entry.substr(0, 9) == "PMIX_MCA_") return false;
+  static constexpr std::string_view install_dirs[] = {
+      "PMIX_INSTALL_PREFIX", "PMIX_EXEC_PREFIX",   "PMIX_BINDIR",     "PMIX_SBINDIR",
+      "PMIX_LIBEXECDIR",     "PMIX_DATAROOTDIR",   "PMIX_DATADIR",    "PMIX_SYSCONFDIR",
+      "PMIX_SHAREDSTATEDIR", "PMIX_LOCALSTATEDIR", "PMIX_LIBDIR",     "PMIX_INCLUDEDIR",
+      "PMIX_INFODIR",        "PMIX_MANDIR",        "PMIX_PKGDATADIR", "PMIX_PKGLIBDIR",
+      "PMIX_PKGINCLUDEDIR"};
+  const std::string_view name = entry.substr(0, entry.find('='));
+  for (std::string_view keep : install_dirs)
+    if (name == keep) return false;
+  return true;
 }
 
 void scrub_environment() {

@@ -6,6 +6,7 @@
 #include "mpi/coll_common.hpp"
 
 #include <cstring>
+#include <initializer_list>
 
 using namespace ampi;
 using namespace ampi::mpi;
@@ -57,8 +58,9 @@ namespace {
 struct Reduction {
   datatype::Type t;
   coll::Reducer op;
+  MPI_Op handle = MPI_OP_NULL;
   bool ok = false;
-  Reduction(Call &call, int count, MPI_Datatype type, MPI_Op mpi_op) {
+  Reduction(Call &call, int count, MPI_Datatype type, MPI_Op mpi_op) : handle(mpi_op) {
     if (!call || !call.count(count, "count")) return;
     const datatype::Type *tp = call.type(type);
     if (!tp) return;
@@ -66,6 +68,33 @@ struct Reduction {
     ok = make_reducer(call, mpi_op, type, t, op);
   }
 };
+
+// Where a contiguous buffer's data starts (nullptr for none).
+void *start_of(const datatype::Type &t, const void *buf) {
+  return buf ? datatype::data_start(t, const_cast<void *>(buf)) : nullptr;
+}
+
+// Device reductions (AMPI_GPU_DEVICE_REDUCE=1, this build embeds the kernels): the algorithm runs
+// on the user's device buffers themselves, with device temporaries and the operation as a CUDA
+// kernel on the rank's stream (coll::Reducer::device), instead of copying every buffer to host
+// memory and back. Where: an intracommunicator, a predefined operation on contiguous data of a
+// predefined type that has a kernel (datatype::device_reduction) and whose packed form is its C
+// layout (not MPI_DOUBLE_INT's 12 of 16 bytes), and every buffer given (`bufs`, nullptr and
+// MPI_IN_PLACE skipped) in device memory. True with red.op.device set; false: stage as before.
+bool device_reduce(const Call &call, Reduction &red, std::initializer_list<const void *> bufs) {
+  if (!gpu::cuda_loaded() || call.inter() || red.op.user || !red.op.fn || !red.t.contiguous)
+    return false;
+  bool any = false;
+  for (const void *b : bufs) {
+    if (!b || b == MPI_IN_PLACE) continue;
+    if (!p2p::on_device(start_of(red.t, b))) return false;
+    any = true;
+  }
+  if (!any || red.op.basic_size != red.op.basic_stride || !call.self->pe.devptrs().can_reduce())
+    return false;
+  red.op.device = datatype::device_reduction(red.handle, red.t.basic);
+  return !red.op.device.empty();
+}
 
 bool check_alias(Call &call, const void *sendbuf, const void *recvbuf, long long n) {
   if (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf && n > 0)
@@ -138,6 +167,13 @@ int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
           coll::ireduce(*r.owner, c, tag, in, out, n, op, root, r);
         });
   }
+  if (device_reduce(call, red, {in_place ? nullptr : sendbuf, at_root ? recvbuf : nullptr}))
+    return call.launch([red = std::move(red), sendbuf, recvbuf, count, root,
+                        at_root](const comm::Comm &c, int tag) {
+      const void *in = sendbuf == MPI_IN_PLACE ? nullptr : start_of(red.t, sendbuf);
+      coll::reduce(c, tag, in, at_root ? start_of(red.t, recvbuf) : nullptr,
+                   static_cast<std::size_t>(count), red.op, root);
+    });
   return call.launch(
       [red = std::move(red), sendbuf, recvbuf, count, root, at_root](const comm::Comm &c, int tag) {
         const auto n = static_cast<std::size_t>(count);
@@ -170,6 +206,13 @@ int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
       coll::iallreduce(*r.owner, c, tag, in, out, n, op, r);
     });
   }
+  if (device_reduce(call, red, {sendbuf, recvbuf}))
+    return call.launch(
+        [red = std::move(red), sendbuf, recvbuf, count](const comm::Comm &c, int tag) {
+          const void *in = sendbuf == MPI_IN_PLACE ? nullptr : start_of(red.t, sendbuf);
+          coll::allreduce(c, tag, in, start_of(red.t, recvbuf), static_cast<std::size_t>(count),
+                          red.op);
+        });
   return call.launch([red = std::move(red), sendbuf, recvbuf, count](const comm::Comm &c, int tag) {
     const auto n = static_cast<std::size_t>(count);
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -192,6 +235,14 @@ int reduce_scatter_impl(const void *sendbuf, void *recvbuf, std::vector<int> cou
   if (!check_alias(call, sendbuf, recvbuf, total) || !call.buffer(sendbuf, total, "sendbuf") ||
       !call.buffer(recvbuf, mine, "recvbuf"))
     return call.err;
+  if (device_reduce(call, red, {sendbuf, mine > 0 || sendbuf == MPI_IN_PLACE ? recvbuf : nullptr}))
+    return call.launch([red = std::move(red), sendbuf, recvbuf,
+                        counts = std::move(counts)](const comm::Comm &c, int tag) {
+      // In place, the input is recvbuf and the result goes to its start.
+      const void *in = start_of(red.t, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
+      std::vector<std::size_t> cs(counts.begin(), counts.end());
+      coll::reduce_scatter(c, tag, in, start_of(red.t, recvbuf), cs, red.op);
+    });
   return call.launch([red = std::move(red), sendbuf, recvbuf, counts = std::move(counts), total,
                       mine](const comm::Comm &c, int tag) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -221,6 +272,16 @@ int scan_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, 
   if (!check_alias(call, sendbuf, recvbuf, count) || !call.buffer(sendbuf, count, "sendbuf") ||
       !call.buffer(recvbuf, count, "recvbuf"))
     return call.err;
+  if (device_reduce(call, red, {sendbuf, recvbuf}))
+    return call.launch(
+        [red = std::move(red), sendbuf, recvbuf, count, exclusive](const comm::Comm &c, int tag) {
+          const auto n = static_cast<std::size_t>(count);
+          const void *in = sendbuf == MPI_IN_PLACE ? nullptr : start_of(red.t, sendbuf);
+          if (exclusive)
+            coll::exscan(c, tag, in, start_of(red.t, recvbuf), n, red.op);
+          else
+            coll::scan(c, tag, in, start_of(red.t, recvbuf), n, red.op);
+        });
   return call.launch(
       [red = std::move(red), sendbuf, recvbuf, count, exclusive](const comm::Comm &c, int tag) {
         const auto n = static_cast<std::size_t>(count);
@@ -369,6 +430,10 @@ extern "C" int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
   if (!call.buffer(inbuf, count, "inbuf") || !call.buffer(inoutbuf, count, "inoutbuf"))
     return call.err;
   const auto n = static_cast<std::size_t>(count);
+  if (device_reduce(call, red, {inbuf, inoutbuf})) {
+    red.op(start_of(red.t, inbuf), start_of(red.t, inoutbuf), n);
+    return MPI_SUCCESS;
+  }
   Packed in(red.t, inbuf, n, true);
   Packed io(red.t, inoutbuf, n, true);
   red.op(in.data(), io.data(), n);
