@@ -22,7 +22,7 @@ W=$(cd "$W" && pwd)
 log() { echo "hdf5_testpar: $*"; }
 
 # ---- the source ----------------------------------------------------------------------------
-SRC=$(find "$W" -maxdepth 1 -type d -name 'hdf5-*' | head -1)
+SRC=$(find "$W" -mindepth 1 -maxdepth 1 -type d -name 'hdf5-*' | head -1)
 if [ -z "$SRC" ]; then
   APTOPT=()
   if ! apt-get source --print-uris hdf5 >/dev/null 2>&1; then
@@ -54,7 +54,7 @@ if [ -z "$SRC" ]; then
   fi
   (cd "$W" && apt-get "${APTOPT[@]}" source --download-only hdf5 >/dev/null &&
      dpkg-source --no-check -x ./hdf5_*.dsc >/dev/null)
-  SRC=$(find "$W" -maxdepth 1 -type d -name 'hdf5-*' | head -1)
+  SRC=$(find "$W" -mindepth 1 -maxdepth 1 -type d -name 'hdf5-*' | head -1)
 fi
 log "source: $SRC"
 
