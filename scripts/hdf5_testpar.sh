@@ -79,7 +79,8 @@ fi
 # ---- the tests ------------------------------------------------------------------------------
 # testpar's own list (TEST_PROG_PARA of its Makefile.am), in its order: t_pshutdown leaves the
 # file t_prestart reads. HDF5_PROGS="t_mpi testphdf5" runs only those; HDF5_LAYOUTS="1:4 2:4"
-# (processes:ranks) picks the layouts.
+# (processes:ranks) picks the layouts; HDF5_RUN_TAG=x keeps its run folder and logs apart from
+# those of another invocation running at the same time.
 PROGS=${HDF5_PROGS:-$(sed -n 's/^TEST_PROG_PARA *= *//p' "$SRC/testpar/Makefile.am")}
 # Time limits in seconds: HDF5_TIMEOUT for every program (default 600), and longer ones for the
 # programs that are slow by design here, measured on the 2-core development machine with others'
@@ -100,13 +101,13 @@ for layout in ${HDF5_LAYOUTS:-1:4 2:4}; do
   # Each layout runs in a folder of its own with copies of the programs (they write their files
   # in the current folder, and t_cache_image execs ./t_cache_image), so that two layouts may run
   # at once (HDF5_LAYOUTS=1:4 and HDF5_LAYOUTS=2:4 in two shells).
-  RUN=$W/run.np$np.vp$vp
+  RUN=$W/run${HDF5_RUN_TAG:+.$HDF5_RUN_TAG}.np$np.vp$vp
   rm -rf "$RUN"; mkdir -p "$RUN"
   for p in $PROGS; do cp "$BLD/testpar/$p" "$RUN/"; done
   cd "$RUN"
   for p in $PROGS; do
     lim=$(limit "$p")
-    log=$W/$p.np$np.vp$vp.log
+    log=$W/$p${HDF5_RUN_TAG:+.$HDF5_RUN_TAG}.np$np.vp$vp.log
     t0=$(date +%s)
     rc=0
     timeout -k 20 "$lim" "$B/bin/ampirun" -np "$np" --vp "$vp" "./$p" > "$log" 2>&1 || rc=$?
