@@ -49,12 +49,18 @@ public:
   virtual RmaOp put(const RemoteKey &key, const void *buf, std::size_t len,
                     std::uint64_t raddr) = 0;
   virtual RmaOp get(const RemoteKey &key, void *buf, std::size_t len, std::uint64_t raddr) = 0;
-  // A 64-bit atomic on `raddr`: FetchAdd adds `*operand`, CompareSwap swaps when the word equals
-  // `*operand` (the expected value) and takes the new value from `*reply`. The old value lands in
-  // `*reply`. Both must live until the operation finished.
-  enum class Atomic { FetchAdd, CompareSwap };
-  virtual RmaOp atomic64(const RemoteKey &key, Atomic op, const std::uint64_t *operand,
-                         std::uint64_t *reply, std::uint64_t raddr) = 0;
+  // An atomic on the `size`-byte word (4 or 8) at `raddr`: Add, And, Or, Xor combine it with
+  // `*operand`, Swap replaces it, CompareSwap replaces it with `*reply` when it equals `*operand`
+  // (the expected value). The old value lands in `*reply`; for Add, And, Or and Xor `reply` may be
+  // null (nothing fetched; Swap and CompareSwap always fetch). Both must live until the operation
+  // finished. FetchAdd is Add (the name the lock words use).
+  enum class Atomic { Add, And, Or, Xor, Swap, CompareSwap, FetchAdd = Add };
+  virtual RmaOp atomic(const RemoteKey &key, Atomic op, std::size_t size, const void *operand,
+                       void *reply, std::uint64_t raddr) = 0;
+  RmaOp atomic64(const RemoteKey &key, Atomic op, const std::uint64_t *operand,
+                 std::uint64_t *reply, std::uint64_t raddr) {
+    return atomic(key, op, 8, operand, reply, raddr);
+  }
   // Completes, at the target too, every operation posted to `pe` so far.
   virtual RmaOp flush(int pe) = 0;
   // True when `op` finished (and releases it); throws when it failed.

@@ -62,7 +62,7 @@ public:
   bool concurrent() const noexcept override { return true; }
 
   void locate(Window &, Target &t, Where *out) override {
-    if (!t.local) out->handle = prepare(t).data_key.get();
+    out->handle = prepare(t).data_key.get(); // (members of this PE: for the atomics below)
   }
   int locate_dynamic(Window &w, Target &t, std::uint64_t a, std::uint64_t b, Where *out,
                      const char **why) override;
@@ -85,11 +85,9 @@ public:
       post(w, net_->put(key, in + r.packed, r.len, wh.addr + static_cast<std::uint64_t>(r.mem)),
            wait_now);
   }
-  bool accumulate_atomically(Window &, const Where &, const RunList &, const datatype::Type &,
-                             MPI_Op, datatype::ReduceFn, const std::byte *, std::byte *,
-                             const std::byte *) override {
-    return false;
-  }
+  bool accumulate_atomically(Window &w, const Where &wh, const RunList &runs,
+                             const datatype::Type &tt, MPI_Op op, datatype::ReduceFn,
+                             const std::byte *src, std::byte *old, const std::byte *cmp) override;
 
   void wait_pending(Window &w) override {
     for (net::RmaOp op : pending_)
@@ -161,8 +159,78 @@ NetBackend::Peer &NetBackend::prepare(const Target &t) {
   if (p.ready) return p;
   p.ready = true;
   if (!p.ctrl_packed.empty()) p.ctrl_key = net_->unpack_key(t.pe, p.ctrl_packed.data());
-  if (!t.local && !p.data_packed.empty()) p.data_key = net_->unpack_key(t.pe, p.data_packed.data());
+  if (!p.data_packed.empty()) p.data_key = net_->unpack_key(t.pe, p.data_packed.data());
   return p;
+}
+
+// Accumulates on 4- and 8-byte integers whose operation the network has as an atomic (sum, the
+// bitwise ones, replace, no-op, compare-and-swap) are one network atomic per element instead of
+// the accumulate lock: over UCX's TCP emulation a MPI_Fetch_and_op was four round trips (take the
+// lock, get, release, flush), now one. Whether an accumulate goes this way depends only on the
+// window's flavor, the type and the operation, so every rank makes the same choice for a
+// location; the other operations (max, min, prod, the logical ones) take the lock, which is
+// atomic against these only for a no-op (the MPI default accumulate_ops=same_op_no_op allows no
+// other mix). Members of this PE go through the endpoint to our own PE as the lock words do, so
+// that their atomics meet the other PEs' ones (CPU atomics and the network's may not).
+bool NetBackend::accumulate_atomically(Window &w, const Where &wh, const RunList &runs,
+                                       const datatype::Type &tt, MPI_Op op, datatype::ReduceFn,
+                                       const std::byte *src, std::byte *old, const std::byte *cmp) {
+  if (w.flavor == MPI_WIN_FLAVOR_DYNAMIC || !wh.handle) return false;
+  const datatype::Builtin *b = datatype::builtin(tt.basic);
+  if (!b || (b->category != datatype::Category::Int && b->category != datatype::Category::Uint) ||
+      (b->size != 4 && b->size != 8) || b->extent != b->size)
+    return false;
+  net::Rma::Atomic a = net::Rma::Atomic::Add;
+  if (cmp)
+    a = net::Rma::Atomic::CompareSwap;
+  else if (op == MPI_SUM || op == MPI_NO_OP)
+    a = net::Rma::Atomic::Add;
+  else if (op == MPI_BAND)
+    a = net::Rma::Atomic::And;
+  else if (op == MPI_BOR)
+    a = net::Rma::Atomic::Or;
+  else if (op == MPI_BXOR)
+    a = net::Rma::Atomic::Xor;
+  else if (op == MPI_REPLACE)
+    a = net::Rma::Atomic::Swap;
+  else
+    return false;
+  const std::size_t es = b->size;
+  for (const Run &r : runs) // whole, aligned elements only (else the lock: same for everyone)
+    if (r.len % es || r.packed % es || (wh.addr + static_cast<std::uint64_t>(r.mem)) % es)
+      return false;
+  if (op == MPI_NO_OP && !old) return true; // an accumulate that changes nothing
+  const auto &key = *static_cast<const net::RemoteKey *>(wh.handle);
+  const std::uint64_t zero = 0;
+  // A swap always fetches: without a result buffer, into scratch words.
+  std::vector<std::uint64_t> scratch;
+  if (a == net::Rma::Atomic::Swap && !old) {
+    std::size_t n = 0;
+    for (const Run &r : runs)
+      n += r.len / es;
+    scratch.resize(n);
+  }
+  std::vector<net::RmaOp> ops;
+  std::size_t i = 0;
+  for (const Run &r : runs)
+    for (std::size_t k = 0; k < r.len; k += es, ++i) {
+      const std::size_t at = r.packed + k;
+      const std::uint64_t raddr = wh.addr + static_cast<std::uint64_t>(r.mem) + k;
+      void *reply = old               ? static_cast<void *>(old + at)
+                    : scratch.empty() ? nullptr
+                                      : static_cast<void *>(&scratch[i]);
+      const void *operand = op == MPI_NO_OP ? static_cast<const void *>(&zero) : src + at;
+      if (cmp) { // the expected value is the operand; the new one goes in through the reply
+        std::memcpy(reply, src + at, es);
+        operand = cmp + at;
+      }
+      ops.push_back(net_->atomic(key, a, es, operand, reply, raddr));
+    }
+  // The operands live in the caller's buffers: wait here (a non-fetching atomic finishes locally
+  // once sent).
+  for (net::RmaOp o : ops)
+    wait(w, o);
+  return true;
 }
 
 // The window's memory and control block, registered.

@@ -93,14 +93,37 @@ net::RmaOp Rma::get(const net::RemoteKey &key, void *buf, std::size_t len, std::
   return checked("ucp_get_nbx", ucp_get_nbx(k.endpoint(), buf, len, raddr, k.get(), &p));
 }
 
-net::RmaOp Rma::atomic64(const net::RemoteKey &key, Atomic op, const std::uint64_t *operand,
-                         std::uint64_t *reply, std::uint64_t raddr) {
+net::RmaOp Rma::atomic(const net::RemoteKey &key, Atomic op, std::size_t size, const void *operand,
+                       void *reply, std::uint64_t raddr) {
   const RemoteKey &k = ours(key);
   ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-  p.datatype = ucp_dt_make_contig(8);
-  p.reply_buffer = reply;
-  const ucp_atomic_op_t uop = op == Atomic::CompareSwap ? UCP_ATOMIC_OP_CSWAP : UCP_ATOMIC_OP_ADD;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  p.datatype = ucp_dt_make_contig(size);
+  if (reply) {
+    p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    p.reply_buffer = reply;
+  }
+  ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
+  switch (op) {
+  case Atomic::Add:
+    uop = UCP_ATOMIC_OP_ADD;
+    break;
+  case Atomic::And:
+    uop = UCP_ATOMIC_OP_AND;
+    break;
+  case Atomic::Or:
+    uop = UCP_ATOMIC_OP_OR;
+    break;
+  case Atomic::Xor:
+    uop = UCP_ATOMIC_OP_XOR;
+    break;
+  case Atomic::Swap:
+    uop = UCP_ATOMIC_OP_SWAP;
+    break;
+  case Atomic::CompareSwap:
+    uop = UCP_ATOMIC_OP_CSWAP;
+    break;
+  }
   return checked("ucp_atomic_op_nbx",
                  ucp_atomic_op_nbx(k.endpoint(), uop, operand, 1, raddr, k.get(), &p));
 }

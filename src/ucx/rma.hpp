@@ -64,8 +64,8 @@ public:
                  std::uint64_t raddr) override;
   net::RmaOp get(const net::RemoteKey &key, void *buf, std::size_t len,
                  std::uint64_t raddr) override;
-  net::RmaOp atomic64(const net::RemoteKey &key, Atomic op, const std::uint64_t *operand,
-                      std::uint64_t *reply, std::uint64_t raddr) override;
+  net::RmaOp atomic(const net::RemoteKey &key, Atomic op, std::size_t size, const void *operand,
+                    void *reply, std::uint64_t raddr) override;
   net::RmaOp flush(int pe) override;
   bool test(net::RmaOp op) override;
 

@@ -142,6 +142,59 @@ int main(int argc, char **argv) {
     CHECK(size > 255 || ticket < size, "ticket %u out of range", ticket);
     CHECK_MPI(MPI_Win_free(&cwin));
   }
+  /* 4-byte integers, which the UCX mode sends as network atomics for sum, the bitwise operations,
+   * replace and compare-and-swap: each rank takes ROUNDS tickets from an int counter, sets its bit
+   * in a BOR word and clears it in a BAND word, flips a BXOR word, swaps its rank into a REPLACE
+   * word and claims an unsigned flag with Compare_and_swap exactly once among all ranks. */
+  {
+    int *imem = NULL;
+    MPI_Win iwin;
+    CHECK_MPI(MPI_Win_allocate(rank == 0 ? 6 * sizeof(int) : 0, sizeof(int), MPI_INFO_NULL,
+                               MPI_COMM_WORLD, &imem, &iwin));
+    if (rank == 0) {
+      memset(imem, 0, 6 * sizeof(int));
+      imem[2] = -1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock_all(0, iwin));
+    const int one = 1, bit = 1 << (rank % 31), clear = ~(1 << (rank % 31));
+    int prev = -1, last = -1;
+    for (int k = 0; k < ROUNDS; ++k) {
+      CHECK_MPI(MPI_Fetch_and_op(&one, &prev, MPI_INT, 0, 0, MPI_SUM, iwin));
+      CHECK(prev >= 0 && prev < ROUNDS * size, "int ticket %d out of range", prev);
+    }
+    CHECK_MPI(MPI_Accumulate(&bit, 1, MPI_INT, 0, 1, 1, MPI_INT, MPI_BOR, iwin));
+    CHECK_MPI(MPI_Accumulate(&clear, 1, MPI_INT, 0, 2, 1, MPI_INT, MPI_BAND, iwin));
+    CHECK_MPI(MPI_Accumulate(&bit, 1, MPI_INT, 0, 3, 1, MPI_INT, MPI_BXOR, iwin));
+    CHECK_MPI(MPI_Fetch_and_op(&rank, &last, MPI_INT, 0, 4, MPI_REPLACE, iwin));
+    /* The word starts at 0 and each rank swaps its rank in once: no rank but 0 sees its own. */
+    CHECK(last >= 0 && last < size && (last != rank || rank == 0), "replace fetched %d", last);
+    const unsigned want = 0, mine = (unsigned)rank + 1;
+    unsigned seen = 99;
+    CHECK_MPI(MPI_Compare_and_swap(&mine, &want, &seen, MPI_UNSIGNED, 0, 5, iwin));
+    CHECK(seen == 0 || (seen >= 1 && seen <= (unsigned)size && seen != mine),
+          "compare_and_swap saw %u", seen);
+    CHECK_MPI(MPI_Win_unlock_all(iwin));
+    /* Exactly one rank saw 0 (it claimed the flag). */
+    int claimed = seen == 0, claims = 0;
+    MPI_Allreduce(&claimed, &claims, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(claims == 1, "%d ranks claimed the compare_and_swap flag", claims);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+      int ebor = 0, ebxor = 0;
+      for (int r = 0; r < size; ++r) {
+        ebor |= 1 << (r % 31);
+        ebxor ^= 1 << (r % 31);
+      }
+      CHECK(imem[0] == ROUNDS * size, "int ticket counter %d want %d", imem[0], ROUNDS * size);
+      CHECK(imem[1] == ebor, "bor %#x want %#x", (unsigned)imem[1], (unsigned)ebor);
+      CHECK(imem[2] == ~ebor, "band %#x want %#x", (unsigned)imem[2], (unsigned)~ebor);
+      CHECK(imem[3] == ebxor, "bxor %#x want %#x", (unsigned)imem[3], (unsigned)ebxor);
+      CHECK(imem[4] >= 0 && imem[4] < size, "replace left %d", imem[4]);
+      CHECK(imem[5] >= 1 && imem[5] <= size, "compare_and_swap flag %d", imem[5]);
+    }
+    CHECK_MPI(MPI_Win_free(&iwin));
+  }
   CHECK_MPI(MPI_Win_free(&win));
   mt_ok("rma_atomic");
   MPI_Finalize();
