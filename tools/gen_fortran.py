@@ -74,7 +74,7 @@ ATTR_FNS = ["MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN
             "MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN"]
 # Callbacks called with Fortran conventions (data representations), or
 # arrays of Fortran strings (spawn): not bound (yet).
-UNSUPPORTED = { "MPI_Register_datarep",
+UNSUPPORTED = { "MPI_Register_datarep", "MPI_Register_datarep_c",
                "MPI_Comm_spawn", "MPI_Comm_spawn_multiple"}
 # void * parameters that are not choice buffers.
 ADDRESS_OUT = {"baseptr"}  # the library stores an address there: INTEGER(KIND=MPI_ADDRESS_KIND)

@@ -4,12 +4,14 @@
 // the aggregators of collective I/O, and a pending split collective. src/mpi/file.cpp drives it.
 #pragma once
 
+#include "io/datarep.hpp"
 #include "io/posix.hpp"
 #include "io/view.hpp"
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +37,13 @@ struct ampi_file_s {
   ampi::io::View view;
   MPI_Datatype etype = MPI_BYTE, filetype = MPI_BYTE;
   std::string datarep = "native";
-  std::int64_t fp = 0; // individual file pointer, in etypes of the view
+  // A user data representation (MPI_Register_datarep): its callbacks, and the ratio of file bytes
+  // to native bytes (`file_num / file_den`, from its extent function for the view's predefined
+  // type), by which the view's offsets, lengths and extent are scaled into the file.
+  std::optional<ampi::io::Datarep> user_rep;
+  std::int64_t file_num = 1, file_den = 1;
+  std::int64_t etype_native_size = 1; // the etype's native size (view.etype_size is the file's)
+  std::int64_t fp = 0;                // individual file pointer, in etypes of the view
 
   // The shared file pointer (in etypes): a counter at rank 0 of `comm`, updated atomically with
   // MPI_Fetch_and_op through this window by every rank of the file.

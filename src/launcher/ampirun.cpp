@@ -791,6 +791,8 @@ process_variables(const Options &options, const Layout &layout, int p, bool remo
   vars.emplace_back("AMPI_VP", std::to_string(*options.vps));
   vars.emplace_back("AMPI_MAP", map_name(options.map));
   if (options.pes > 1) vars.emplace_back("AMPI_PES", std::to_string(options.pes));
+  // A process of the job, not one its program starts (src/core/startup.cpp turns it to 0).
+  vars.emplace_back("AMPI_LAUNCHED", "1");
   if (options.stack_size) vars.emplace_back("AMPI_STACK_SIZE", std::to_string(*options.stack_size));
   // Every process of the job is on this host: UCX's TCP transport (if used at all) listens on
   // loopback only, never on a network a job does not need. UCX_NET_DEVICES given by the user

@@ -19,6 +19,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
+#include <numeric>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -333,10 +335,10 @@ const datatype::Type *check_access(Rank &self, File &f, Dir dir, const void *buf
                       static_cast<long long>(count));
     return nullptr;
   }
-  if (t->size % static_cast<std::size_t>(f.view.etype_size) != 0 && count > 0) {
+  if (t->size % static_cast<std::size_t>(f.etype_native_size) != 0 && count > 0) {
     *err = file_error(self, &f, MPI_ERR_TYPE, fn,
                       "datatype's size %zu is not a multiple of the view's etype size %lld",
-                      t->size, static_cast<long long>(f.view.etype_size));
+                      t->size, static_cast<long long>(f.etype_native_size));
     return nullptr;
   }
   return t;
@@ -648,6 +650,56 @@ int collective(Rank &self, File &f, Dir dir, std::int64_t pos, char *data, std::
   return MPI_SUCCESS;
 }
 
+// ---- user data representations ------------------------------------------------------------------
+
+// The file bytes of one element of `t` in data representation `rep`: its predefined type's file
+// extent (the datarep's extent function) times the elements of that type in it. Types mixing
+// predefined types are refused: the view is mapped by one ratio of file to native bytes.
+int rep_elem_bytes(Rank &self, File *f, const io::Datarep &rep, const datatype::Type &t,
+                   std::int64_t *out, const char *fn) {
+  *out = 0;
+  if (t.size == 0) return MPI_SUCCESS;
+  if (t.basic == MPI_DATATYPE_NULL)
+    return file_error(self, f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                      "datarep \"%s\": ampi converts datatypes made of one predefined type only, "
+                      "and this one mixes several",
+                      rep.name.c_str());
+  MPI_Aint ext = 0;
+  if (int rc = rep.extent(t.basic, &ext, rep.extra); rc != MPI_SUCCESS)
+    return file_error(self, f, rc, fn, "the extent function of datarep \"%s\" returned %d",
+                      rep.name.c_str(), rc);
+  if (ext <= 0)
+    return file_error(self, f, MPI_ERR_CONVERSION, fn,
+                      "the extent function of datarep \"%s\" gave a file extent of %lld",
+                      rep.name.c_str(), static_cast<long long>(ext));
+  *out = static_cast<std::int64_t>(t.basic_count) * ext;
+  return MPI_SUCCESS;
+}
+
+// Calls a datarep's read or write conversion function on `count` elements (the int-count form
+// refuses counts past INT_MAX); a failure goes through the file's error handler.
+int convert(Rank &self, File &f, Dir dir, void *userbuf, MPI_Datatype type, std::int64_t count,
+            char *filebuf, std::int64_t position, const char *fn) {
+  const io::Datarep &rep = *f.user_rep;
+  int rc = MPI_SUCCESS;
+  if (rep.large) {
+    rc = (dir == Dir::Read ? rep.read_c : rep.write_c)(userbuf, type, count, filebuf, position,
+                                                       rep.extra);
+  } else {
+    if (count > INT_MAX)
+      return file_error(self, &f, MPI_ERR_COUNT, fn,
+                        "%lld elements for the int-count conversion function of datarep \"%s\" "
+                        "(register it with MPI_Register_datarep_c)",
+                        static_cast<long long>(count), rep.name.c_str());
+    rc = (dir == Dir::Read ? rep.read : rep.write)(userbuf, type, static_cast<int>(count), filebuf,
+                                                   position, rep.extra);
+  }
+  if (rc != MPI_SUCCESS)
+    return file_error(self, &f, rc, fn, "the %s conversion function of datarep \"%s\" returned %d",
+                      dir == Dir::Read ? "read" : "write", rep.name.c_str(), rc);
+  return MPI_SUCCESS;
+}
+
 // ---- one read or write, any flavour ------------------------------------------------------------
 
 enum class Where { Explicit, Individual, Shared, Ordered };
@@ -666,8 +718,25 @@ int access(Rank &self, MPI_File fh, Dir dir, Where where, bool coll, std::int64_
   if (!t) return err;
   const bool external = f->datarep == "external32";
   Staged staged(*t, type, buf, count, external);
-  const std::int64_t bytes = staged.bytes();
+  std::int64_t bytes = staged.bytes(); // of the view's stream: file bytes
   const std::int64_t esize = f->view.etype_size;
+  // A user datarep with a conversion function for this direction: the file bytes are a buffer of
+  // their own, converted from or to the user's buffer by the callback (`per`: file bytes of one
+  // element). MPI_CONVERSION_FN_NULL copies packed native bytes (Staged), whose sizes must then be
+  // the file's.
+  std::int64_t per = static_cast<std::int64_t>(t->size);
+  bool converting = false;
+  if (f->user_rep) {
+    if (int e = rep_elem_bytes(self, f, *f->user_rep, *t, &per, fn)) return e;
+    converting = dir == Dir::Read ? f->user_rep->converts_read() : f->user_rep->converts_write();
+    if (!converting && per != static_cast<std::int64_t>(t->size))
+      return file_error(self, f, MPI_ERR_CONVERSION, fn,
+                        "datarep \"%s\" has no %s conversion function (MPI_CONVERSION_FN_NULL) "
+                        "but stores %lld bytes for a datatype of %zu bytes",
+                        f->user_rep->name.c_str(), dir == Dir::Read ? "read" : "write",
+                        static_cast<long long>(per), t->size);
+    bytes = per * count;
+  }
   std::int64_t pos = 0; // in etypes
   switch (where) {
   case Where::Explicit:
@@ -699,6 +768,27 @@ int access(Rank &self, MPI_File fh, Dir dir, Where where, bool coll, std::int64_
   }
   std::int64_t done = 0;
   int rc = MPI_SUCCESS;
+  if (converting) {
+    if (per > 0 && bytes / per != count)
+      return file_error(self, f, MPI_ERR_COUNT, fn, "count=%lld overflows the file's byte count",
+                        static_cast<long long>(count));
+    std::vector<char> filebuf(static_cast<std::size_t>(bytes));
+    if (dir == Dir::Write) {
+      if (int e = convert(self, *f, dir, buf, type, count, filebuf.data(), pos, fn)) return e;
+      rc = coll ? collective(self, *f, dir, pos * esize, filebuf.data(), bytes, &done, fn)
+                : independent(self, *f, dir, pos * esize, filebuf.data(), bytes, &done, fn);
+    } else {
+      rc = coll ? collective(self, *f, dir, pos * esize, filebuf.data(), bytes, &done, fn)
+                : independent(self, *f, dir, pos * esize, filebuf.data(), bytes, &done, fn);
+      // Whole elements only: a partly read element at the end of the file is not converted.
+      if (rc == MPI_SUCCESS && per > 0 && done / per > 0)
+        rc = convert(self, *f, dir, buf, type, done / per, filebuf.data(), pos, fn);
+    }
+    if (rc != MPI_SUCCESS) return rc;
+    if (where == Where::Individual) f->fp = pos + done / esize;
+    set_status(status, per > 0 ? done / per * static_cast<std::int64_t>(t->size) : 0);
+    return MPI_SUCCESS;
+  }
   if (dir == Dir::Write) {
     const char *data = staged.for_write();
     rc = coll ? collective(self, *f, dir, pos * esize, const_cast<char *>(data), bytes, &done, fn)
@@ -1118,10 +1208,16 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
   AMPI_FILE_OR_RETURN(*self, f, fh, fn)
   if (!datarep) return file_error(*self, f, MPI_ERR_ARG, fn, "datarep=NULL");
   const std::string rep = datarep;
-  if (rep != "native" && rep != "internal" && rep != "external32")
-    return file_error(*self, f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
-                      "datarep \"%s\": ampi knows \"native\", \"internal\" and \"external32\"",
-                      datarep);
+  std::optional<io::Datarep> user; // a registered representation
+  if (rep != "native" && rep != "internal" && rep != "external32") {
+    const auto it = self->io.datareps.find(rep);
+    if (it == self->io.datareps.end())
+      return file_error(*self, f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                        "datarep \"%s\" is neither \"native\", \"internal\", \"external32\" nor "
+                        "registered by this rank (MPI_Register_datarep)",
+                        datarep);
+    user = it->second;
+  }
   if (disp == MPI_DISPLACEMENT_CURRENT) {
     if (!(f->amode & MPI_MODE_SEQUENTIAL))
       return file_error(*self, f, MPI_ERR_ARG, fn,
@@ -1156,6 +1252,37 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     return file_error(*self, f, MPI_ERR_OTHER, fn, "a split collective is active on this file");
   // Flattening may fail for huge extents only by exhausting memory, which ends the job anyway.
   std::vector<Segment> runs = io::flatten(*ft);
+  // A user datarep: the view's layout in the file is its native layout scaled by the ratio of
+  // file to native bytes of the etype's predefined type (a vector of ints widened to 8 bytes
+  // strides twice as far); the filetype must have the same ratio.
+  std::int64_t num = 1, den = 1, ft_extent = ft->extent;
+  if (user) {
+    if (int e2 = rep_elem_bytes(*self, f, *user, *et, &num, fn)) return e2;
+    den = static_cast<std::int64_t>(et->size);
+    std::int64_t ff = 0;
+    if (int e2 = rep_elem_bytes(*self, f, *user, *ft, &ff, fn)) return e2;
+    if (ft->size > 0 && ff * den != static_cast<std::int64_t>(ft->size) * num)
+      return file_error(*self, f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                        "datarep \"%s\": the filetype's file bytes per native byte differ from "
+                        "the etype's",
+                        datarep);
+    const std::int64_t g = std::gcd(num, den);
+    num /= g;
+    den /= g;
+    auto scale = [&](std::int64_t v, std::int64_t *out) {
+      if (v * num % den != 0) return false;
+      *out = v * num / den;
+      return true;
+    };
+    bool ok = scale(ft_extent, &ft_extent);
+    for (Segment &r : runs)
+      ok = ok && scale(r.off, &r.off) && scale(r.len, &r.len);
+    if (!ok)
+      return file_error(*self, f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                        "datarep \"%s\": the filetype's displacements do not scale to whole file "
+                        "bytes (%lld/%lld)",
+                        datarep, static_cast<long long>(num), static_cast<long long>(den));
+  }
   std::int64_t shared_now = 0;
   if (disp == MPI_DISPLACEMENT_CURRENT) {
     if (int e2 = shared_fetch_add(*f, 0, &shared_now, MPI_NO_OP))
@@ -1171,9 +1298,13 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
   if (!datatype::predefined(etype)) PMPI_Type_dup(etype, &f->etype);
   if (!datatype::predefined(filetype)) PMPI_Type_dup(filetype, &f->filetype);
   f->view.disp = disp;
-  f->view.etype_size = static_cast<std::int64_t>(et->size);
-  f->view.set_filetype(std::move(runs), ft->extent);
+  f->etype_native_size = static_cast<std::int64_t>(et->size);
+  f->view.etype_size = f->etype_native_size * num / den;
+  f->view.set_filetype(std::move(runs), ft_extent);
   f->datarep = rep;
+  f->user_rep = std::move(user);
+  f->file_num = num;
+  f->file_den = den;
   f->fp = 0;
   if (f->rank == 0) {
     std::int64_t old = 0;
@@ -1310,21 +1441,73 @@ extern "C" int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI
   const datatype::Type *t = find_type(*self, datatype, f->comm, fn, &e);
   if (!t) return file_error(*self, f, MPI_ERR_TYPE, fn, "datatype is not a valid datatype");
   if (f->datarep == "external32") return PMPI_Pack_external_size("external32", 1, datatype, extent);
+  if (f->user_rep) {
+    std::int64_t per = 0;
+    if (int e2 = rep_elem_bytes(*self, f, *f->user_rep, *t, &per, fn)) return e2;
+    // The extent scaled as the data is (a resized type's padding grows with its elements).
+    *extent = t->size ? static_cast<MPI_Aint>(t->extent * per / static_cast<std::int64_t>(t->size))
+                      : t->extent;
+    return MPI_SUCCESS;
+  }
   *extent = t->extent;
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_File_get_type_extent)
 
-extern "C" int PMPI_Register_datarep(const char *, MPI_Datarep_conversion_function *,
-                                     MPI_Datarep_conversion_function *,
-                                     MPI_Datarep_extent_function *, void *) {
+namespace {
+// Registers `rep` for the calling rank (MPI-3.1 13.5.3): the name must be new to the rank and
+// not one of the predefined representations (MPI_ERR_DUP_DATAREP), the extent function given.
+int register_datarep(Rank &self, const char *name, io::Datarep rep, const char *fn) {
+  if (!name) return file_error(self, nullptr, MPI_ERR_ARG, fn, "datarep=NULL");
+  const std::size_t len = std::strlen(name);
+  if (len == 0 || len >= MPI_MAX_DATAREP_STRING)
+    return file_error(self, nullptr, MPI_ERR_ARG, fn,
+                      "datarep \"%.40s\" has %zu characters (1 to MPI_MAX_DATAREP_STRING-1 = %d)",
+                      name, len, MPI_MAX_DATAREP_STRING - 1);
+  if (!rep.extent) return file_error(self, nullptr, MPI_ERR_ARG, fn, "dtype_file_extent_fn=NULL");
+  const std::string key = name;
+  if (key == "native" || key == "internal" || key == "external32" || self.io.datareps.count(key))
+    return file_error(self, nullptr, MPI_ERR_DUP_DATAREP, fn, "datarep \"%s\" is already defined",
+                      name);
+  rep.name = key;
+  self.io.datareps.emplace(key, std::move(rep));
+  return MPI_SUCCESS;
+}
+} // namespace
+
+extern "C" int PMPI_Register_datarep(const char *datarep,
+                                     MPI_Datarep_conversion_function *read_conversion_fn,
+                                     MPI_Datarep_conversion_function *write_conversion_fn,
+                                     MPI_Datarep_extent_function *dtype_file_extent_fn,
+                                     void *extra_state) {
   static constexpr const char *fn = "MPI_Register_datarep";
   auto self = enter(fn);
-  return file_error(*self, nullptr, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-                    "user data representations are not supported by ampi (\"native\", "
-                    "\"internal\" and \"external32\" are)");
+  io::Datarep rep;
+  // MPI_CONVERSION_FN_NULL is recognized by its address: no conversion.
+  rep.read = read_conversion_fn == MPI_CONVERSION_FN_NULL ? nullptr : read_conversion_fn;
+  rep.write = write_conversion_fn == MPI_CONVERSION_FN_NULL ? nullptr : write_conversion_fn;
+  rep.extent = dtype_file_extent_fn;
+  rep.extra = extra_state;
+  return register_datarep(*self, datarep, std::move(rep), fn);
 }
 AMPI_PMPI_ALIAS(MPI_Register_datarep)
+
+extern "C" int PMPI_Register_datarep_c(const char *datarep,
+                                       MPI_Datarep_conversion_function_c *read_conversion_fn,
+                                       MPI_Datarep_conversion_function_c *write_conversion_fn,
+                                       MPI_Datarep_extent_function *dtype_file_extent_fn,
+                                       void *extra_state) {
+  static constexpr const char *fn = "MPI_Register_datarep_c";
+  auto self = enter(fn);
+  io::Datarep rep;
+  rep.large = true;
+  rep.read_c = read_conversion_fn == MPI_CONVERSION_FN_NULL_C ? nullptr : read_conversion_fn;
+  rep.write_c = write_conversion_fn == MPI_CONVERSION_FN_NULL_C ? nullptr : write_conversion_fn;
+  rep.extent = dtype_file_extent_fn;
+  rep.extra = extra_state;
+  return register_datarep(*self, datarep, std::move(rep), fn);
+}
+AMPI_PMPI_ALIAS(MPI_Register_datarep_c)
 
 // =================================================================================================
 // Reads and writes. Every flavour is one call of access() (or nonblocking(), split_begin()).

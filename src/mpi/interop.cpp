@@ -374,3 +374,7 @@ extern "C" int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *attribute_val_in, void
 extern "C" int MPI_CONVERSION_FN_NULL(void *, MPI_Datatype, int, void *, MPI_Offset, void *) {
   return MPI_ERR_CONVERSION;
 }
+extern "C" int MPI_CONVERSION_FN_NULL_C(void *, MPI_Datatype, MPI_Count, void *, MPI_Offset,
+                                        void *) {
+  return MPI_ERR_CONVERSION;
+}
