@@ -162,15 +162,16 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
   trace.mark("library start (the program's first constructor)");
   std::vector<std::string> args(argv, argv + argc);
   const int vp = take_vp_argument(args);
-  // ampirun marks the processes it starts with AMPI_LAUNCHED=1; each turns it to 0 at once, so a
-  // program that a rank starts with fork and exec (HDF5's t_cache_image runs a serial copy of
-  // itself that way, without MPI_Init) inherits 0 with the rest of the job's environment
-  // (AMPI_VP, the PMIx variables) and is a singleton of one rank rather than a second copy of
-  // the launched process: that copy ran main once per virtual rank, four serial writers of one
-  // file, and waited for ever to join the job.
+  // Every process of a job sets AMPI_LAUNCHED=0 at once (ampirun starts its processes with 1;
+  // srun and other launchers with nothing), so a program that a rank starts with fork and exec
+  // (HDF5's t_cache_image runs a serial copy of itself that way, without MPI_Init) inherits 0
+  // with the rest of the job's environment (AMPI_VP, the PMIx variables) and is a singleton of
+  // one rank rather than a second copy of the launched process: that copy ran main once per
+  // virtual rank, four serial writers of one file, and waited for ever to join the job (under
+  // srun as under ampirun).
   const char *launched = std::getenv("AMPI_LAUNCHED");
   const bool started_by_rank = launched && std::strcmp(launched, "0") == 0;
-  if (launched && !started_by_rank) ::setenv("AMPI_LAUNCHED", "0", 1);
+  if (!started_by_rank) ::setenv("AMPI_LAUNCHED", "0", 1);
   if (started_by_rank) settings.vp = 0;
   auto join = [started_by_rank]() -> std::optional<ampi::pmi::PmixClient> {
     if (started_by_rank) return std::nullopt;

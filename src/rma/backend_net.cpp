@@ -163,15 +163,18 @@ NetBackend::Peer &NetBackend::prepare(const Target &t) {
   return p;
 }
 
-// Accumulates on 4- and 8-byte integers whose operation the network has as an atomic (sum, the
-// bitwise ones, replace, no-op, compare-and-swap) are one network atomic per element instead of
-// the accumulate lock: over UCX's TCP emulation a MPI_Fetch_and_op was four round trips (take the
-// lock, get, release, flush), now one. Whether an accumulate goes this way depends only on the
-// window's flavor, the type and the operation, so every rank makes the same choice for a
-// location; the other operations (max, min, prod, the logical ones) take the lock, which is
-// atomic against these only for a no-op (the MPI default accumulate_ops=same_op_no_op allows no
-// other mix). Members of this PE go through the endpoint to our own PE as the lock words do, so
-// that their atomics meet the other PEs' ones (CPU atomics and the network's may not).
+// Accumulates on 4- and 8-byte integers with sum, replace, no-op or compare-and-swap are one
+// fetching network atomic per element instead of the accumulate lock: over UCX's TCP emulation a
+// MPI_Fetch_and_op was four round trips (take the lock, get, release, flush), now one. Whether an
+// accumulate goes this way depends only on the window's flavor, the type and the operation, so
+// every rank makes the same choice for a location; the other operations (max, min, prod, the
+// logical and bitwise ones) take the lock, which is atomic against these only for a no-op (the
+// MPI default accumulate_ops=same_op_no_op allows no other mix). The bitwise operations stay on
+// the lock because UCX 1.13's emulation of fetching and/or/xor gave wrong 64-bit results between
+// the simulated hosts (rma_atomic's bxor word: 2722078303 or 0 for 8594400520), and a fetching
+// and a non-fetching form of one operation must go the same way. Members of this PE go through
+// the endpoint to our own PE as the lock words do, so that their atomics meet the other PEs'
+// ones (CPU atomics and the network's may not).
 bool NetBackend::accumulate_atomically(Window &w, const Where &wh, const RunList &runs,
                                        const datatype::Type &tt, MPI_Op op, datatype::ReduceFn,
                                        const std::byte *src, std::byte *old, const std::byte *cmp) {
@@ -185,12 +188,6 @@ bool NetBackend::accumulate_atomically(Window &w, const Where &wh, const RunList
     a = net::Rma::Atomic::CompareSwap;
   else if (op == MPI_SUM || op == MPI_NO_OP)
     a = net::Rma::Atomic::Add;
-  else if (op == MPI_BAND)
-    a = net::Rma::Atomic::And;
-  else if (op == MPI_BOR)
-    a = net::Rma::Atomic::Or;
-  else if (op == MPI_BXOR)
-    a = net::Rma::Atomic::Xor;
   else if (op == MPI_REPLACE)
     a = net::Rma::Atomic::Swap;
   else
@@ -202,9 +199,13 @@ bool NetBackend::accumulate_atomically(Window &w, const Where &wh, const RunList
   if (op == MPI_NO_OP && !old) return true; // an accumulate that changes nothing
   const auto &key = *static_cast<const net::RemoteKey *>(wh.handle);
   const std::uint64_t zero = 0;
-  // A swap always fetches: without a result buffer, into scratch words.
+  // Every atomic fetches, into scratch words where the caller wants no result: a fetching
+  // atomic has finished at the target when it completes here, so nothing is left for the flush
+  // (which only flushes the peers that reads and writes marked). Non-fetching ones finished only
+  // locally, and a fence let the target read its memory before they landed (conf_rma across
+  // hosts read 3 of 4 accumulates).
   std::vector<std::uint64_t> scratch;
-  if (a == net::Rma::Atomic::Swap && !old) {
+  if (!old) {
     std::size_t n = 0;
     for (const Run &r : runs)
       n += r.len / es;
@@ -226,8 +227,7 @@ bool NetBackend::accumulate_atomically(Window &w, const Where &wh, const RunList
       }
       ops.push_back(net_->atomic(key, a, es, operand, reply, raddr));
     }
-  // The operands live in the caller's buffers: wait here (a non-fetching atomic finishes locally
-  // once sent).
+  // The operands live in the caller's buffers: wait here.
   for (net::RmaOp o : ops)
     wait(w, o);
   return true;

@@ -142,10 +142,11 @@ int main(int argc, char **argv) {
     CHECK(size > 255 || ticket < size, "ticket %u out of range", ticket);
     CHECK_MPI(MPI_Win_free(&cwin));
   }
-  /* 4-byte integers, which the UCX mode sends as network atomics for sum, the bitwise operations,
-   * replace and compare-and-swap: each rank takes ROUNDS tickets from an int counter, sets its bit
-   * in a BOR word and clears it in a BAND word, flips a BXOR word, swaps its rank into a REPLACE
-   * word and claims an unsigned flag with Compare_and_swap exactly once among all ranks. */
+  /* 4-byte integers, which the UCX mode sends as network atomics for sum, replace and
+   * compare-and-swap (the bitwise operations take the accumulate lock): each rank takes ROUNDS
+   * tickets from an int counter, sets its bit in a BOR word and clears it in a BAND word, flips a
+   * BXOR word, swaps its rank into a REPLACE word and claims an unsigned flag with Compare_and_swap
+   * exactly once among all ranks. */
   {
     int *imem = NULL;
     MPI_Win iwin;
