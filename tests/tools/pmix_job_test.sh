@@ -67,14 +67,16 @@ expect_processes_gone() {
 }
 
 # expect_end_within_2s TEXT: the line "...TEXT MS" gives the time of the failure; ampirun must
-# have ended within 2 s of it (SIGKILL after the grace period for those that ignore SIGTERM).
+# have ended soon after it (SIGKILL after the 2 s grace period for those that ignore SIGTERM).
+# The bound is 10 s, not 2: it is there to catch a job left to a PMIx or launcher timeout (80 s
+# and more), and under ASan on a loaded 2-core machine the prompt end took 2.7 s.
 expect_end_within_2s() {
   at=$(sed -n "s/^.*$1 \\([0-9]*\\)$/\\1/p" "$out")
   if [ -z "$at" ]; then
     fail "no line tells when the failure happened ('$1 MS')"
   else
     echo "ampirun ended $((ended - at)) ms after the failure"
-    [ $((ended - at)) -le 2000 ] || fail "the job took more than 2 s to end after the failure"
+    [ $((ended - at)) -le 10000 ] || fail "the job took more than 10 s to end after the failure"
   fi
 }
 
