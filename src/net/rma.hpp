@@ -49,12 +49,12 @@ public:
   virtual RmaOp put(const RemoteKey &key, const void *buf, std::size_t len,
                     std::uint64_t raddr) = 0;
   virtual RmaOp get(const RemoteKey &key, void *buf, std::size_t len, std::uint64_t raddr) = 0;
-  // An atomic on the `size`-byte word (4 or 8) at `raddr`: Add, And, Or, Xor combine it with
-  // `*operand`, Swap replaces it, CompareSwap replaces it with `*reply` when it equals `*operand`
-  // (the expected value). The old value lands in `*reply`; for Add, And, Or and Xor `reply` may be
-  // null (nothing fetched; Swap and CompareSwap always fetch). Both must live until the operation
-  // finished. FetchAdd is Add (the name the lock words use).
-  enum class Atomic { Add, And, Or, Xor, Swap, CompareSwap, FetchAdd = Add };
+  // A fetching atomic on the `size`-byte word (4 or 8) at `raddr`: FetchAdd adds `*operand`, Swap
+  // replaces the word with it, CompareSwap replaces it with `*reply` when it equals `*operand` (the
+  // expected value). The old value lands in `*reply`. Both must live until the operation
+  // finished; when it has, it is done at the target too. (No and/or/xor: UCX 1.13's emulation of
+  // the fetching forms gave wrong 64-bit results across hosts.)
+  enum class Atomic { FetchAdd, Swap, CompareSwap };
   virtual RmaOp atomic(const RemoteKey &key, Atomic op, std::size_t size, const void *operand,
                        void *reply, std::uint64_t raddr) = 0;
   RmaOp atomic64(const RemoteKey &key, Atomic op, const std::uint64_t *operand,

@@ -183,11 +183,11 @@ bool NetBackend::accumulate_atomically(Window &w, const Where &wh, const RunList
   if (!b || (b->category != datatype::Category::Int && b->category != datatype::Category::Uint) ||
       (b->size != 4 && b->size != 8) || b->extent != b->size)
     return false;
-  net::Rma::Atomic a = net::Rma::Atomic::Add;
+  net::Rma::Atomic a = net::Rma::Atomic::FetchAdd;
   if (cmp)
     a = net::Rma::Atomic::CompareSwap;
   else if (op == MPI_SUM || op == MPI_NO_OP)
-    a = net::Rma::Atomic::Add;
+    a = net::Rma::Atomic::FetchAdd;
   else if (op == MPI_REPLACE)
     a = net::Rma::Atomic::Swap;
   else
@@ -217,9 +217,7 @@ bool NetBackend::accumulate_atomically(Window &w, const Where &wh, const RunList
     for (std::size_t k = 0; k < r.len; k += es, ++i) {
       const std::size_t at = r.packed + k;
       const std::uint64_t raddr = wh.addr + static_cast<std::uint64_t>(r.mem) + k;
-      void *reply = old               ? static_cast<void *>(old + at)
-                    : scratch.empty() ? nullptr
-                                      : static_cast<void *>(&scratch[i]);
+      void *reply = old ? static_cast<void *>(old + at) : static_cast<void *>(&scratch[i]);
       const void *operand = op == MPI_NO_OP ? static_cast<const void *>(&zero) : src + at;
       if (cmp) { // the expected value is the operand; the new one goes in through the reply
         std::memcpy(reply, src + at, es);

@@ -97,33 +97,12 @@ net::RmaOp Rma::atomic(const net::RemoteKey &key, Atomic op, std::size_t size, c
                        void *reply, std::uint64_t raddr) {
   const RemoteKey &k = ours(key);
   ucp_request_param_t p{};
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
   p.datatype = ucp_dt_make_contig(size);
-  if (reply) {
-    p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-    p.reply_buffer = reply;
-  }
-  ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
-  switch (op) {
-  case Atomic::Add:
-    uop = UCP_ATOMIC_OP_ADD;
-    break;
-  case Atomic::And:
-    uop = UCP_ATOMIC_OP_AND;
-    break;
-  case Atomic::Or:
-    uop = UCP_ATOMIC_OP_OR;
-    break;
-  case Atomic::Xor:
-    uop = UCP_ATOMIC_OP_XOR;
-    break;
-  case Atomic::Swap:
-    uop = UCP_ATOMIC_OP_SWAP;
-    break;
-  case Atomic::CompareSwap:
-    uop = UCP_ATOMIC_OP_CSWAP;
-    break;
-  }
+  p.reply_buffer = reply;
+  const ucp_atomic_op_t uop = op == Atomic::CompareSwap ? UCP_ATOMIC_OP_CSWAP
+                              : op == Atomic::Swap      ? UCP_ATOMIC_OP_SWAP
+                                                        : UCP_ATOMIC_OP_ADD;
   return checked("ucp_atomic_op_nbx",
                  ucp_atomic_op_nbx(k.endpoint(), uop, operand, 1, raddr, k.get(), &p));
 }

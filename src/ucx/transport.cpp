@@ -196,8 +196,7 @@ bool Transport::same_host(int pe) {
 
 void Transport::send_am(int pe, net::AmKind kind, const void *payload, std::size_t payload_bytes,
                         const void *data, std::size_t bytes) {
-  if (pes_ > 1 && pe / pes_ == my_pe() / pes_) [[unlikely]]
-    ++same_process_sends_;
+  count_if_same_process(pe);
   const std::size_t head = kKindBytes + payload_bytes;
   const std::size_t total = head + bytes;
   const std::uint64_t word = static_cast<std::uint8_t>(kind);
@@ -239,8 +238,7 @@ std::uint64_t Transport::post_data(int pe, const void *data, std::size_t bytes, 
     std::fprintf(stderr, "ampi: PE %d ran out of UCX data tags (2^40 messages)\n", my_pe());
     std::abort();
   }
-  if (pes_ > 1 && pe / pes_ == my_pe() / pes_) [[unlikely]]
-    ++same_process_sends_;
+  count_if_same_process(pe);
   const std::uint64_t tag = kData | (static_cast<std::uint64_t>(my_pe()) << 40) | next_seq_++;
   auto op = std::make_unique<UserOp>(UserOp{&handler_, user, &outstanding_});
   ucp_request_param_t p{};

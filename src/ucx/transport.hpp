@@ -95,6 +95,10 @@ private:
   // plain copies should carry all of it.
   int pes_ = 1;
   std::uint64_t same_process_sends_ = 0;
+  void count_if_same_process(int pe) noexcept {
+    if (pes_ > 1 && pe / pes_ == my_pe() / pes_) [[unlikely]]
+      ++same_process_sends_;
+  }
   gpu::DevPtrCache &mem_;
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
