@@ -115,7 +115,7 @@ public:
   void hold() { ++pending_; }
   void release() {
     if (--pending_ == 0) due();
-    owner_.pe.wake(owner_);
+    owner_.pe().wake(owner_);
   }
 
   bool advance() override {
@@ -226,7 +226,7 @@ private:
           copy_out(*l.inst, l.src, l.bytes);
         else if (l.slot >= 0)
           copy_bytes(l.inst->slots[static_cast<std::size_t>(l.slot)].out, l.src, l.bytes);
-        finish(owner_.pe, *l.inst, req_); // its own completes when the schedule ends
+        finish(owner_.pe(), *l.inst, req_); // its own completes when the schedule ends
         break;
       }
     }
@@ -436,7 +436,7 @@ void add_allgather(Schedule &s, const comm::Comm &c, int tag, std::byte *recv, s
 Instance &arrive(Rank &self, const comm::Comm &c, const PeLayout &l, int tag, const void *in,
                  void *out, p2p::Request &req, bool &last) {
   const int n = static_cast<int>(l.local.size());
-  Instance &inst = self.pe.coll().join({c.context, c.world_rank(0), tag, 0}, n);
+  Instance &inst = self.pe().coll().join({c.context, c.world_rank(0), tag, 0}, n);
   inst.slots[static_cast<std::size_t>(l.self)] = {in, out, &self, &req};
   last = ++inst.arrived == n;
   return inst;
@@ -506,7 +506,7 @@ void copy_out(const Instance &inst, const void *src, std::size_t bytes) {
 bool pe_ibarrier(Rank &self, const comm::Comm &c, int tag, p2p::Request &req) {
   const PeLayout *l = usable(c);
   if (!l) return false;
-  Pe &pe = self.pe;
+  Pe &pe = self.pe();
   bool last;
   Instance &inst = arrive(self, c, *l, tag, nullptr, nullptr, req, last);
   if (l->leaders.size() == 1) {
@@ -526,7 +526,7 @@ bool pe_ibcast(Rank &self, const comm::Comm &c, int tag, void *buf, std::size_t 
                p2p::Request &req) {
   const PeLayout *l = usable(c);
   if (!l) return false;
-  Pe &pe = self.pe;
+  Pe &pe = self.pe();
   bool last;
   Instance &inst = arrive(self, c, *l, tag, nullptr, buf, req, last);
   const int root_pe = l->pe_index_of(c, root);
@@ -560,7 +560,7 @@ bool pe_ireduce(Rank &self, const comm::Comm &c, int tag, const void *send, void
   if (count == 0) return false;
   const PeLayout *l = usable(c);
   if (!l || (!op.commutative && !l->blocks)) return false;
-  Pe &pe = self.pe;
+  Pe &pe = self.pe();
   const std::size_t bytes = count * op.extent;
   bool last;
   Instance &inst = arrive(self, c, *l, tag, send, recv, req, last);
@@ -599,7 +599,7 @@ bool pe_iallreduce(Rank &self, const comm::Comm &c, int tag, const void *send, v
   if (count == 0) return false;
   const PeLayout *l = usable(c);
   if (!l || (!op.commutative && !l->blocks)) return false;
-  Pe &pe = self.pe;
+  Pe &pe = self.pe();
   const std::size_t bytes = count * op.extent;
   bool last;
   Instance &inst = arrive(self, c, *l, tag, send, recv, req, last);
@@ -632,7 +632,7 @@ bool pe_iallgather(Rank &self, const comm::Comm &c, int tag, const void *send, v
   if (bytes == 0) return false;
   const PeLayout *l = usable(c);
   if (!l || !l->blocks) return false;
-  Pe &pe = self.pe;
+  Pe &pe = self.pe();
   const std::size_t all = static_cast<std::size_t>(c.size()) * bytes;
   auto *out = static_cast<std::byte *>(recv);
   bool last;

@@ -93,6 +93,10 @@ public:
   }
   void remove(MPI_Comm h) noexcept { table_.erase(h); }
   std::size_t live() const noexcept { return table_.size(); }
+  template <class F> void for_each(F &&f) {
+    for (auto e : table_)
+      f(*e.object);
+  }
 
 private:
   handles::HandleTable<std::unique_ptr<Comm>, handles::kind::comm> table_;

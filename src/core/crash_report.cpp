@@ -105,9 +105,9 @@ void crash_handler(int sig, siginfo_t *info, void *) {
   Rank *rank = pe ? pe->current_if() : nullptr;
   bool overflow = rank && in_guard(*rank, addr);
   if (pe && !rank) // in the scheduler, between ranks: still, a rank's guard page names it
-    for (const auto &r : pe->ranks())
+    for (Rank *r : pe->ranks())
       if (in_guard(*r, addr)) {
-        rank = r.get();
+        rank = r;
         overflow = true;
         break;
       }

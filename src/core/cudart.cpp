@@ -93,7 +93,7 @@ void *rank_stream(const ampi_cudart *real, Rank &r, int *err) {
     return nullptr;
   }
   gpu::CUresult e = 0;
-  r.cuda.stream = r.pe.devptrs().create_stream(gpu::kStreamNonBlocking, &e);
+  r.cuda.stream = r.pe().devptrs().create_stream(gpu::kStreamNonBlocking, &e);
   if (!r.cuda.stream) *err = e;
   return r.cuda.stream;
 }
@@ -108,14 +108,14 @@ void *map(const ampi_cudart *real, Rank *r, void *s, int *err) {
 // the PE runs its other ranks; the driver's outcome. Alone on its PE the rank does not wait here
 // (the real call that follows blocks, as without us).
 int yield_until(Rank &r, void *stream, void *event) {
-  Pe &pe = r.pe;
+  Pe &pe = r.pe();
   if (pe.live_ranks() < 2 && !r.cuda.mpix) return kCudaSuccess;
   bool done = false;
   int result = kCudaSuccess;
   auto wake = [&done, &result, &r](gpu::CUresult res) {
     done = true;
     result = res;
-    r.pe.wake(r);
+    r.pe().wake(r);
   };
   if (event) {
     pe.devptrs().watch_event(static_cast<gpu::CUevent>(event), wake);

@@ -210,6 +210,9 @@ Pe::Pe(const PeConfig &config, pmi::ProcessKeys *keys, MainFn user_main,
   const Placement &pl = config_.placement;
   world_group_ = comm::Group::range(0, pl.world_size);
   by_world_.assign(static_cast<std::size_t>(pl.world_size), nullptr);
+  routes_.resize(static_cast<std::size_t>(pl.world_size));
+  for (int w = 0; w < pl.world_size; ++w)
+    routes_[static_cast<std::size_t>(w)] = pl.pe_of(w);
   const int count = pl.count_of(config_.my_pe);
   trace("PE: settings and world group");
   stacks_.emplace(config_.stack_size, choose_stack_guard(config_, static_cast<std::size_t>(count)));
@@ -225,6 +228,7 @@ Pe::Pe(const PeConfig &config, pmi::ProcessKeys *keys, MainFn user_main,
     }
     Rank *r = rank.get();
     by_world_[static_cast<std::size_t>(w)] = r;
+    hosted_.push_back(r);
 
     auto world = std::make_unique<comm::Comm>();
     world->context = 0;
@@ -445,6 +449,23 @@ void Pe::helper_loop(Helper &h) {
   }
 }
 
+// The Rank stays owned by its home PE (ranks_), whose stack pool its stack came from: a PE ends
+// only once every rank of the job has (Pe::run), so the owner outlives the rank's last use.
+void Pe::release_rank(Rank &r) {
+  scheduler_.detach(r.task);
+  std::erase(hosted_, &r);
+  by_world_[static_cast<std::size_t>(r.world_rank)] = nullptr;
+  --live_ranks_;
+}
+
+void Pe::adopt_rank(Rank &r) {
+  r.set_pe(*this);
+  scheduler_.adopt(r.task);
+  hosted_.push_back(&r);
+  by_world_[static_cast<std::size_t>(r.world_rank)] = &r;
+  ++live_ranks_;
+}
+
 void Pe::exit_current(int code) noexcept {
   if (threaded()) threads_->lock(); // back into the library from the program's code
   current().exit_code = code;
@@ -485,7 +506,7 @@ void Pe::abort_job(int code) noexcept {
 
 void Pe::print_blocked_ranks() {
   std::fflush(stdout);
-  for (auto &r : ranks_) {
+  for (Rank *r : hosted_) {
     if (r->task.finished()) {
       std::fprintf(stderr, "  rank %d: finished (exit status %d)\n", r->world_rank, r->exit_code);
       continue;

@@ -4,10 +4,12 @@
 #pragma once
 
 #include "coll/pe_state.hpp"
+#include "core/handover.hpp"
 #include "core/rank.hpp"
 #include "core/termination.hpp"
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
+#include "lb/strategy.hpp"
 #include "net/port.hpp"
 #include "p2p/pe_state.hpp"
 #include "pmi/pe_keys.hpp"
@@ -63,6 +65,10 @@ struct PeConfig {
   p2p::Thresholds protocol;
   shm::Config shm;              // AMPI_SHM_SEGMENT (used when protocol.shm)
   settings::StartupTrace trace; // AMPI_DEBUG_STARTUP: the phases of start-up and teardown
+  // MPIX_Migrate: the strategy (AMPI_LB; a call's "ampi_lb" info hint overrides it) and the
+  // process's box for handing ranks between its PEs (nullptr: one PE per process, nobody moves).
+  lb::Strategy lb_strategy = lb::Strategy::none;
+  core::Handover *handover = nullptr;
   // From the settings read at start-up: AMPI_VP (or `default_vp`, or one rank per process),
   // AMPI_MAP, AMPI_STACK_SIZE, AMPI_EAGER_LIMIT and the rest; the PE count and index come from
   // PMIx when it is there.
@@ -90,8 +96,13 @@ public:
   // AMPI_DEBUG_STARTUP: a line for `phase` (nothing when off).
   void trace(const char *phase) noexcept { config_.trace.mark(phase); }
   int world_size() const noexcept { return config_.placement.world_size; }
-  int pe_of(int world_rank) const noexcept { return config_.placement.pe_of(world_rank); }
-  const std::vector<std::unique_ptr<Rank>> &ranks() const noexcept { return ranks_; }
+  // The PE running a rank now: the placement's until MPIX_Migrate moves ranks (set_routes).
+  int pe_of(int world_rank) const noexcept {
+    return routes_[static_cast<std::size_t>(world_rank)];
+  }
+  const std::vector<int> &routes() const noexcept { return routes_; }
+  // The ranks this PE runs now (its home ranks, less those migrated away, plus those migrated in).
+  const std::vector<Rank *> &ranks() const noexcept { return hosted_; }
   // The rank running now (inside an MPI call made by user code): the rank of the created thread
   // making the call, or the rank whose user-level thread the PE runs.
   ult::Scheduler &scheduler() noexcept { return scheduler_; }
@@ -153,6 +164,22 @@ public:
   // pooled per PE and reused (see Helper in pe.cpp): no stack is mapped per call.
   void spawn_helper(Rank &r, std::function<void()> body);
   [[noreturn]] void exit_current(int code) noexcept;
+
+  // Migration (src/mpi/migrate.cpp), on this PE's thread while every rank of the process is
+  // inside MPIX_Migrate and no message to a moving rank is in flight. release_rank: `r` (not
+  // running, not this PE's current rank) stops being run here; adopt_rank: it is run here from
+  // now on, blocked until woken. set_routes: the new rank -> PE map of the whole job.
+  void release_rank(Rank &r);
+  void adopt_rank(Rank &r);
+  void set_routes(std::vector<int> routes) { routes_ = std::move(routes); }
+  // The ranks of this PE meet at the migration point here: the PE's leader (its lowest world
+  // rank, which never moves) waits until all have arrived, moves ranks, then opens the gate.
+  struct MigrationGate {
+    int arrived = 0;
+    std::uint64_t opened = 0; // the number of the last migration point passed (Rank::migrations)
+    Rank *leader = nullptr;   // the leader, while it waits for the others
+  };
+  MigrationGate &migration_gate() noexcept { return gate_; }
 
   // MPI_THREAD_SERIALIZED/MULTIPLE (see threads.hpp; src/core/pe_threads.cpp). The PE is threaded
   // (its state guarded by the mutex) once a rank asked for it and a rank created a thread.
@@ -219,7 +246,10 @@ private:
   bool cma_refusal_reported_ = false;
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
+  std::vector<Rank *> hosted_;      // the ranks run here now (ranks_ own them: see release_rank)
   std::vector<Rank *> by_world_;    // hosted ranks by world rank; nullptr for ranks elsewhere
+  std::vector<int> routes_;         // each world rank's PE (pe_of)
+  MigrationGate gate_;
   std::optional<pmi::PeKeys> pmix_; // this PE's view of the process's PMIx client
   p2p::PeState p2p_{*this, config_.protocol}; // p2p's per-PE state (p2p/pe_state.hpp)
   coll::PeState coll_;                        // coll's per-PE state (coll/pe_state.hpp)

@@ -188,7 +188,7 @@ bool Pe::idle_threaded(int &idle) {
     // may have been missed: after calls of threads, every blocked rank looks again (block() may
     // return spuriously).
     seen_activity_ = t.activity_;
-    for (auto &r : ranks_) {
+    for (Rank *r : hosted_) {
       scheduler_.make_ready(r->task);
       for (auto &h : r->coll.helper_tasks) // coll's internal tasks of the rank
         scheduler_.make_ready(*h);
@@ -246,12 +246,12 @@ extern "C" int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
   start->fn = start_routine;
   start->arg = arg;
   start->owner = creator;
-  start->threads = creator->pe.threads().shared_from_this();
+  start->threads = creator->pe().threads().shared_from_this();
   Threads &t = *start->threads;
   int detached = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detached);
-  creator->pe.thread_created();
-  if (creator->pe.threaded()) { // counted before it runs: the ranks may be waiting for it already
+  creator->pe().thread_created();
+  if (creator->pe().threaded()) { // counted before it runs: the ranks may be waiting for it already
     t.lock();
     ++t.live_;
     start->counted = true;

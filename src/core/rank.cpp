@@ -3,8 +3,8 @@
 
 namespace ampi {
 
-Rank::Rank(Pe &pe_, int world_rank_, ult::StackPool &stacks, std::function<void(Rank &)> body)
-    : pe(pe_), world_rank(world_rank_),
+Rank::Rank(Pe &pe, int world_rank_, ult::StackPool &stacks, std::function<void(Rank &)> body)
+    : pe_(&pe), world_rank(world_rank_),
       task(stacks, [this, body = std::move(body)] { body(*this); }) {
   task.owner = this;
 }

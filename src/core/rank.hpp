@@ -25,10 +25,16 @@ namespace ampi {
 class Pe;
 
 class Rank {
+  Pe *pe_; // see pe()
+
 public:
   Rank(Pe &pe, int world_rank, ult::StackPool &stacks, std::function<void(Rank &)> body);
 
-  Pe &pe;
+  // The PE running the rank now: its home PE (which owns the Rank and its stack) until
+  // MPIX_Migrate moves it to another PE of the process (src/mpi/migrate.cpp). Read it afresh after
+  // any suspension: a rank may resume on another PE than it blocked on.
+  Pe &pe() const noexcept { return *pe_; }
+  void set_pe(Pe &pe) noexcept { pe_ = &pe; }
   const int world_rank;
   ult::Task task;
 
@@ -65,6 +71,11 @@ public:
   std::uint32_t blocked_context = 0;
   int blocked_source = MPI_ANY_SOURCE;
   int blocked_tag = MPI_ANY_TAG;
+
+  // MPIX_Migrate (src/mpi/migrate.cpp): the calls made so far, and the private duplicate of
+  // MPI_COMM_WORLD its messages travel on (made at the first call).
+  std::uint64_t migrations = 0;
+  MPI_Comm migrate_comm = MPI_COMM_NULL;
 };
 
 } // namespace ampi

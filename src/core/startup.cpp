@@ -126,12 +126,14 @@ int run_pes(const ampi::PeConfig &config, ampi::pmi::ProcessKeys *keys,
   const int pes = config.pes_per_process;
   const std::vector<cpu_set_t> cpus = pe_cpu_sets(pes);
   std::vector<int> status(static_cast<std::size_t>(pes), 0);
+  ampi::core::Handover handover(pes); // MPIX_Migrate hands ranks between the PEs through it
   auto run_pe = [&](int t) {
     if (!cpus.empty())
       (void)::pthread_setaffinity_np(::pthread_self(), sizeof(cpu_set_t),
                                      &cpus[static_cast<std::size_t>(t)]);
     ampi::PeConfig c = config;
     c.my_pe = config.my_pe + t;
+    if (pes > 1) c.handover = &handover;
     if (t != 0) c.trace = {}; // (the trace's lines are the process's, from its main thread)
     try {
       ampi::Pe pe(c, keys, user_main, args, envp);

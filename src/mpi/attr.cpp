@@ -49,7 +49,7 @@ const int *predefined_value(Rank &self, int keyval) {
   case MPI_WTIME_IS_GLOBAL:
     return &kAttrs.wtime_is_global;
   case MPI_UNIVERSE_SIZE:
-    return &self.pe.config().placement.world_size;
+    return &self.pe().config().placement.world_size;
   case MPI_LASTUSEDCODE:
     return &self.comm.objects.errors.last_used_code;
   case MPI_APPNUM:

@@ -90,7 +90,7 @@ bool device_reduce(const Call &call, Reduction &red, std::initializer_list<const
     if (!p2p::on_device(start_of(red.t, b))) return false;
     any = true;
   }
-  if (!any || red.op.basic_size != red.op.basic_stride || !call.self->pe.devptrs().can_reduce())
+  if (!any || red.op.basic_size != red.op.basic_stride || !call.self->pe().devptrs().can_reduce())
     return false;
   red.op.device = datatype::device_reduction(red.handle, red.t.basic);
   return !red.op.device.empty();

@@ -204,7 +204,7 @@ struct Call {
       op->start =
           [comm = std::move(comm), tag,
            f = std::function<void(const comm::Comm &, int)>(std::forward<F>(f))](p2p::Request &pr) {
-            pr.owner->pe.spawn_helper(*pr.owner, [&comm, tag, &f, &pr] {
+            pr.owner->pe().spawn_helper(*pr.owner, [&comm, tag, &f, &pr] {
               f(comm, tag);
               p2p::complete(pr);
             });
@@ -212,7 +212,7 @@ struct Call {
       r.ext().op = std::move(op);
       return MPI_SUCCESS;
     }
-    self->pe.spawn_helper(*self,
+    self->pe().spawn_helper(*self,
                           [comm = std::move(comm), tag, &r, f = std::forward<F>(f)]() mutable {
                             f(comm, tag);
                             p2p::complete(r);

@@ -59,8 +59,8 @@ extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *prov
   // (src/ult/os_threads.hpp). Either way ampi provides what was asked for.
   self->thread_level = required;
   *provided = required;
-  if (required >= MPI_THREAD_SERIALIZED && !self->pe.threaded())
-    self->pe.enable_threads(); // may take the PE's mutex, which `self` releases
+  if (required >= MPI_THREAD_SERIALIZED && !self->pe().threaded())
+    self->pe().enable_threads(); // may take the PE's mutex, which `self` releases
   return MPI_SUCCESS;
 }
 AMPI_PMPI_ALIAS(MPI_Init_thread)

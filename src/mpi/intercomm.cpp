@@ -316,7 +316,7 @@ int idup(Rank &self, comm::Comm &c, const comm::Info *info, MPI_Comm *newcomm, M
   parent.remote = c.remote;
   parent.local = c.local;
   Rank *me = &self;
-  self.pe.spawn_helper(self, [parent = std::move(parent), tag, &r, h, me] {
+  self.pe().spawn_helper(self, [parent = std::move(parent), tag, &r, h, me] {
     const std::uint32_t context =
         comm::agree_context(*me, parent, parent.inter() ? kInterIds : 2, tag);
     if (comm::Comm *nc = me->comm.comms.find(h)) {

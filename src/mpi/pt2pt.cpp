@@ -474,7 +474,7 @@ int isendrecv_common(const char *fn, const void *sendbuf, int sendcount, MPI_Dat
   r.kind = p2p::Kind::Recv;
   r.comm = comm;
   *request = r.handle;
-  self->pe.spawn_helper(*self, [fn, sreq, rreq, &r, copy = std::move(copy)]() mutable {
+  self->pe().spawn_helper(*self, [fn, sreq, rreq, &r, copy = std::move(copy)]() mutable {
     Rank &me = *r.owner;
     int err = MPI_SUCCESS;
     p2p::Request *rs = find_request(me, sreq, fn, &err);
@@ -944,7 +944,7 @@ extern "C" int PMPI_Buffer_iflush(MPI_Request *request) {
   r.kind = p2p::Kind::Send;
   r.comm = MPI_COMM_WORLD;
   *request = r.handle;
-  self->pe.spawn_helper(*self, [&r] {
+  self->pe().spawn_helper(*self, [&r] {
     p2p::drain_bsend(fn);
     p2p::complete(r);
   });

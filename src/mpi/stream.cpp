@@ -144,7 +144,7 @@ int enqueue(const char *fn, bool send, void *buf, int count, MPI_Datatype type, 
   if (!st || !st->cuda)
     return raise(comm, MPI_ERR_ARG, fn,
                  "comm was not made by MPIX_Stream_comm_create with a CUDA stream");
-  Pe &pe = self->pe;
+  Pe &pe = self->pe();
   auto op = std::make_shared<Op>();
   op->stream = st;
   op->ticket = ++st->issued;
@@ -160,12 +160,12 @@ int enqueue(const char *fn, bool send, void *buf, int count, MPI_Datatype type, 
   Rank *rank = self;
   if (!pe.devptrs().watch_stream(static_cast<gpu::CUstream>(st->cuda), [op, rank](gpu::CUresult) {
         op->reached = true;
-        rank->pe.wake(*rank);
+        rank->pe().wake(*rank);
       }))
     op->reached = true; // (the stream is unusable: the operation reports what it can)
   pe.spawn_helper(*self, [op, rank, send, buf, count, type, peer, tag, comm] {
     while (!op->reached)
-      rank->pe.block(send ? "MPIX_Isend_enqueue" : "MPIX_Irecv_enqueue");
+      rank->pe().block(send ? "MPIX_Isend_enqueue" : "MPIX_Irecv_enqueue");
     MPI_Request inner = MPI_REQUEST_NULL;
     const int e = send ? PMPI_Isend(buf, count, type, peer, tag, comm, &inner)
                        : PMPI_Irecv(buf, count, type, peer, tag, comm, &inner);
@@ -240,7 +240,7 @@ extern "C" int PMPIX_GPU_Iinvoke(void *cuda_stream, MPI_Request *request) {
   r.comm = MPI_COMM_WORLD;
   r.complete = false;
   p2p::Request *req = &r;
-  if (!self->pe.devptrs().watch_stream(static_cast<gpu::CUstream>(s), [req](gpu::CUresult e) {
+  if (!self->pe().devptrs().watch_stream(static_cast<gpu::CUstream>(s), [req](gpu::CUresult e) {
         if (e != gpu::kCudaSuccess) req->status_error = MPI_ERR_OTHER;
         p2p::complete(*req);
       })) {
@@ -299,7 +299,7 @@ extern "C" int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) {
           !d.cuMemFreeHost)
         return raise(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION, fn,
                      "the CUDA driver lacks cuStreamWaitValue32 or mapped host memory");
-      static_cast<void>(self->pe.devptrs().current_context(nullptr));
+      static_cast<void>(self->pe().devptrs().current_context(nullptr));
       void *mem = nullptr;
       if (gpu::CUresult e =
               d.cuMemHostAlloc(&mem, 64, gpu::kMemHostAllocDeviceMap | gpu::kMemHostAllocPortable);
@@ -332,7 +332,7 @@ extern "C" int PMPIX_Stream_free(MPIX_Stream *stream) {
   // Its operations finish first, and the CUDA stream must be past its waits on the word before
   // the word's memory goes (the rank waits, yielding).
   while (st->running > 0)
-    self->pe.block(fn);
+    self->pe().block(fn);
   if (st->cuda) cudart::wait_stream(st->cuda);
   state(*self).streams[static_cast<std::size_t>(*stream - kFirstStream)].reset();
   *stream = MPIX_STREAM_NULL;

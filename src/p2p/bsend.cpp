@@ -40,7 +40,7 @@ void give_back(Request &req) {
                          [offset](const BsendBuffer::Block &blk) { return blk.offset == offset; });
   if (it != b.used.end()) b.used.erase(it);
   req.freed = true;               // nobody waits on it: released right after this hook
-  req.owner->pe.wake(*req.owner); // MPI_Buffer_detach may be waiting for the space
+  req.owner->pe().wake(*req.owner); // MPI_Buffer_detach may be waiting for the space
 }
 
 } // namespace
@@ -53,7 +53,7 @@ int start_bsend(const Route &route, const void *buf, std::size_t bytes) {
   std::byte *copy = self.p2p.bsend.base + offset + ((kAlign - start % kAlign) % kAlign);
   // The user's data may be device memory; the attached buffer is host memory.
   if (bytes)
-    self.pe.devptrs().copy(copy, gpu::MemKind::Host, buf, self.pe.devptrs().kind(buf), bytes);
+    self.pe().devptrs().copy(copy, gpu::MemKind::Host, buf, self.pe().devptrs().kind(buf), bytes);
   Request &req = self.p2p.requests.create(self);
   req.on_complete = give_back;
   req.on_complete_arg = reinterpret_cast<void *>(offset);
@@ -64,7 +64,7 @@ int start_bsend(const Route &route, const void *buf, std::size_t bytes) {
 void drain_bsend(const char *call) {
   Rank &self = Pe::get().current();
   while (!self.p2p.bsend.used.empty())
-    self.pe.block(call);
+    self.pe().block(call);
 }
 
 } // namespace ampi::p2p

@@ -41,7 +41,7 @@ bool all_done(Request *const *reqs, std::size_t n) {
 } // namespace
 
 bool test(Request &req) {
-  if (!req.complete) req.owner->pe.yield();
+  if (!req.complete) req.owner->pe().yield();
   return req.complete;
 }
 

@@ -240,7 +240,7 @@ void pack_into(const Data &d, Request &rreq, std::size_t n) {
 void start_send_packed(Request &req, const Route &route, const Data &d, Mode mode) {
   Rank &self = *req.owner;
   const std::size_t bytes = d.bytes();
-  if (Rank *dst = self.pe.local(route.dest_world)) {
+  if (Rank *dst = self.pe().local(route.dest_world)) {
     if (matching::PostedReceive *posted =
             dst->p2p.matching.take_posted({route.context, route.source, route.tag})) {
       auto &rreq = static_cast<Request &>(*posted);
@@ -298,7 +298,7 @@ void start_recv_packed(Request &req, std::uint32_t context, int source, int tag,
       sreq->unmatched = nullptr;
       complete(*sreq);
     }
-    self.pe.messages().put(m);
+    self.pe().messages().put(m);
     req.on_complete = nullptr;
     req.complete = true; // the caller is running: no wake-up needed
     return;

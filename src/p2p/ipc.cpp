@@ -31,7 +31,7 @@ bool NetHandler::ipc_reachable(int pe) {
 }
 
 void send_ipc(Request &req, const Outgoing &m, int dest_pe) {
-  Pe &pe = req.owner->pe;
+  Pe &pe = req.owner->pe();
   gpu::IpcRef ref;
   if (!pe.ipc().describe(m.buf, &ref)) { // memory CUDA cannot export: over the network
     if (pe.protocols().tracing()) [[unlikely]]
@@ -52,7 +52,7 @@ void send_ipc(Request &req, const Outgoing &m, int dest_pe) {
 }
 
 bool receive_ipc(Request &rreq, const net::IpcNote &note) {
-  Pe &pe = rreq.owner->pe;
+  Pe &pe = rreq.owner->pe();
   const std::size_t bytes = note.env.bytes;
   const std::size_t n = bytes > rreq.capacity ? rreq.capacity : bytes;
   rreq.status_source = note.env.source;

@@ -24,7 +24,7 @@ net::Envelope envelope_of(const Outgoing &m) noexcept {
 } // namespace
 
 void send_net(Request &req, const Outgoing &m, Protocol protocol, int dest_pe) {
-  Pe &pe = req.owner->pe;
+  Pe &pe = req.owner->pe();
   net::Port &port = pe.port();
   switch (protocol) {
   case Protocol::NetEager:
@@ -55,7 +55,7 @@ void receive_net_data(Request &rreq, int source, int tag, std::size_t bytes,
   rreq.status_tag = tag;
   rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   rreq.status_bytes = bytes > rreq.capacity ? rreq.capacity : bytes;
-  Pe &pe = rreq.owner->pe;
+  Pe &pe = rreq.owner->pe();
   const gpu::MemKind kind = pe.devptrs().kind(rreq.recv_buf);
   if (bytes > rreq.capacity) {
     // Truncated: receive all of it aside in host memory, keep the start (recv_done). An error
@@ -142,7 +142,7 @@ void NetHandler::recv_done(void *user, std::size_t, bool truncated) {
   // The envelope told the size; receive_net_data set the status from it.
   auto &req = *static_cast<Request *>(user);
   if (req.extra && req.extra->overflow) {
-    gpu::DevPtrCache &devptrs = req.owner->pe.devptrs();
+    gpu::DevPtrCache &devptrs = req.owner->pe().devptrs();
     devptrs.copy(req.recv_buf, devptrs.kind(req.recv_buf), req.extra->overflow.get(),
                  gpu::MemKind::Host, req.capacity);
     req.extra->overflow.reset();

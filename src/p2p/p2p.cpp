@@ -20,11 +20,11 @@ void complete(Request &req) {
     req.owner->p2p.requests.release(req);
     return;
   }
-  req.owner->pe.wake(*req.owner);
+  req.owner->pe().wake(*req.owner);
 }
 
 void start_send(Request &req, const Route &route, const void *buf, std::size_t bytes, Mode mode) {
-  Pe &pe = req.owner->pe;
+  Pe &pe = req.owner->pe();
   req.kind = Kind::Send;
   req.complete = false;
   req.cancelled = false;
@@ -94,7 +94,7 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
         std::memcpy(&note, m.data, sizeof note);
         done = receive_cma(req, note);
       }
-      self.pe.messages().put(m);
+      self.pe().messages().put(m);
       if (done) {
         req.complete = true; // the caller is running: no wake-up needed
         if (req.on_complete) req.on_complete(req);
@@ -103,21 +103,21 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
     }
     if (m.data_tag) { // rendezvous from another PE: completes when the data is in
       receive_net_data(req, m.envelope.source, m.envelope.tag, m.bytes, m.data_tag);
-      self.pe.messages().put(m);
+      self.pe().messages().put(m);
       return;
     }
     if (Request *sreq = m.send_request) {
       sreq->unmatched = nullptr;
       if (!deliver(req, sreq->send_buf, m.bytes, m.envelope.source, m.envelope.tag,
-                   self.pe.devptrs().kind(sreq->send_buf), sreq)) {
-        self.pe.messages().put(m);
+                   self.pe().devptrs().kind(sreq->send_buf), sreq)) {
+        self.pe().messages().put(m);
         return; // both complete when the copy has finished
       }
       complete(*sreq);
     } else {
       deliver(req, m.data, m.bytes, m.envelope.source, m.envelope.tag);
     }
-    self.pe.messages().put(m);
+    self.pe().messages().put(m);
     req.complete = true; // the caller is running: no wake-up needed
     if (req.on_complete) req.on_complete(req);
     return;
@@ -138,7 +138,7 @@ void wait(Request &req, const char *call) {
     self.blocked_tag = req.unmatched ? req.unmatched->envelope.tag : MPI_ANY_TAG;
   }
   while (!req.complete)
-    self.pe.block(call);
+    self.pe().block(call);
   self.blocked_source = MPI_ANY_SOURCE;
   self.blocked_tag = MPI_ANY_TAG;
 }
@@ -151,7 +151,7 @@ bool cancel(Request &req) {
     Message *m = req.unmatched;
     if (!m || !req.peer->p2p.matching.remove_unexpected(*m)) return false;
     req.unmatched = nullptr;
-    req.owner->pe.messages().put(*m);
+    req.owner->pe().messages().put(*m);
   }
   req.cancelled = true;
   req.status_bytes = 0;
@@ -172,7 +172,7 @@ const Message &probe(std::uint32_t context, int source, int tag, const char *cal
     self.blocked_source = source;
     self.blocked_tag = tag;
     self.p2p.probing = true;
-    self.pe.block(call);
+    self.pe().block(call);
     self.p2p.probing = false;
   }
 }

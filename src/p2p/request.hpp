@@ -183,6 +183,8 @@ public:
   Request *find(MPI_Request h) const noexcept { return handles_.get(h); }
   void release(Request &r) noexcept;
   std::size_t live() const noexcept { return handles_.size(); }
+  // Live requests still in progress (not complete, and not inactive persistent ones).
+  std::size_t in_progress() noexcept;
   ~RequestTable();
 
 private:

@@ -31,7 +31,7 @@ inline bool deliver(Request &rreq, const void *data, std::size_t bytes, int sour
   rreq.status_tag = tag;
   rreq.status_bytes = n;
   if (n) {
-    gpu::DevPtrCache &mem = rreq.owner->pe.devptrs();
+    gpu::DevPtrCache &mem = rreq.owner->pe().devptrs();
     const gpu::MemKind dst_kind = mem.kind(rreq.recv_buf);
     // Several background copies at once go faster, and the PE's other ranks run meanwhile.
     // (Buffered data is copied at once: its buffer goes back right after.)
@@ -51,7 +51,7 @@ inline bool deliver(Request &rreq, const void *data, std::size_t bytes, int sour
 // inlined into start_send: as a call of its own it cost the same-PE path some 40 instructions a
 // message (callgrind, bench/pingpong 8 B, --vp 2).
 [[gnu::always_inline]] inline void send_self(Request &req, const Outgoing &m, Rank &dst) {
-  Pe &pe = req.owner->pe;
+  Pe &pe = req.owner->pe();
   const matching::Envelope env{m.route.context, m.route.source, m.route.tag};
 
   if (matching::PostedReceive *posted = dst.p2p.matching.take_posted(env)) {

@@ -30,7 +30,7 @@ bool NetHandler::cma_reachable(int pe) {
 }
 
 void send_host(Request &req, const Outgoing &m, Protocol protocol, int dest_pe) {
-  Pe &pe = req.owner->pe;
+  Pe &pe = req.owner->pe();
   net::Port &port = pe.port();
   const net::Envelope env{m.route.context, m.route.source, m.route.tag, m.route.dest_world,
                           m.bytes};
@@ -63,7 +63,7 @@ void send_host(Request &req, const Outgoing &m, Protocol protocol, int dest_pe) 
 }
 
 bool receive_cma(Request &rreq, const net::CmaNote &note) {
-  Pe &pe = rreq.owner->pe;
+  Pe &pe = rreq.owner->pe();
   const std::size_t bytes = note.env.bytes;
   const std::size_t n = bytes > rreq.capacity ? rreq.capacity : bytes;
   rreq.status_source = note.env.source;

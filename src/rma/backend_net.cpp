@@ -125,7 +125,7 @@ private:
   // The rank yields to the others of its PE, which drives the network meanwhile.
   void wait(Window &w, net::RmaOp op) {
     while (!net_->test(op))
-      w.self.pe.yield();
+      w.self.pe().yield();
   }
   void post(Window &w, net::RmaOp op, bool wait_now) {
     if (wait_now)
@@ -280,7 +280,7 @@ int NetBackend::exchange_keys(Window &w, const char **why) {
 }
 
 int NetBackend::setup(Window &w, const Setup &s, const char **why) {
-  net_ = &network(w.self.pe);
+  net_ = &network(w.self.pe());
   make_memory(w, s);
   const std::vector<Member> all = exchange(w, member_of(w, s));
   for (const Member &m : all)

@@ -311,7 +311,7 @@ void ShmBackend::open_peer(Window &w, const Setup &s, const Record &r, int rank,
 }
 
 int ShmBackend::setup(Window &w, const Setup &s, const char **why) {
-  ipc_ = &w.self.pe.ipc();
+  ipc_ = &w.self.pe().ipc();
   // Cross memory attach needs ptrace rights over us: where Yama restricts ptrace to descendants
   // (ptrace_scope 1), allow the other processes of the job.
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
@@ -362,7 +362,7 @@ int ShmBackend::attach(Window &w, Region &r, void *base, std::size_t, bool devic
                        const char **why) {
   if (!device) return MPI_SUCCESS;
   gpu::IpcRef ref;
-  if (!w.self.pe.ipc().describe(base, &ref)) {
+  if (!w.self.pe().ipc().describe(base, &ref)) {
     *why = "the region is CUDA device memory that CUDA IPC cannot share with the other "
            "processes (cudaMallocAsync pool or managed memory; use cudaMalloc)";
     return MPI_ERR_UNSUPPORTED_OPERATION;
@@ -387,7 +387,7 @@ int ShmBackend::locate_dynamic(Window &w, Target &t, std::uint64_t a, std::uint6
   gpu::IpcRef ref;
   std::memcpy(&ref, r->rkey, sizeof ref);
   gpu::CUresult err = 0;
-  void *here = w.self.pe.ipc().resolve(ref, &err);
+  void *here = w.self.pe().ipc().resolve(ref, &err);
   if (!here) {
     *why = "the target's attached device memory cannot be opened here with CUDA IPC";
     return MPI_ERR_OTHER;

@@ -21,6 +21,7 @@ public:
   WindowTable &operator=(const WindowTable &) = delete;
 
   Window *find(MPI_Win h) const noexcept { return table_.get(h); }
+  bool empty() const noexcept { return table_.size() == 0; }
   // Takes `w` and gives it its handle.
   Window &add(std::unique_ptr<Window> w);
   std::unique_ptr<Window> remove(MPI_Win h) noexcept;

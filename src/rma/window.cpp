@@ -54,7 +54,7 @@ constexpr int kTagComplete = 2;
 // Between attempts on a contended lock word: let the other ranks of the PE run, then back off
 // (exponentially, up to about a microsecond) so that the holder is not slowed by our traffic.
 void backoff(Window &w, unsigned &spins) {
-  w.self.pe.yield();
+  w.self.pe().yield();
   spins = spins < 1024 ? spins * 2 + 1 : spins;
   for (unsigned i = 0; i < spins; ++i) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -89,14 +89,14 @@ void move(Window &w, void *dst, bool dst_device, const void *src, bool src_devic
     return;
   }
   constexpr auto kind = [](bool d) { return d ? gpu::MemKind::Device : gpu::MemKind::Host; };
-  w.self.pe.devptrs().copy(dst, kind(dst_device), src, kind(src_device), n);
+  w.self.pe().devptrs().copy(dst, kind(dst_device), src, kind(src_device), n);
 }
 
 namespace {
 
 // Whether an origin (or result, or compare) buffer is CUDA device memory.
 bool on_device(Window &w, const void *buf) {
-  return buf && gpu::is_device(w.self.pe.devptrs().kind(buf));
+  return buf && gpu::is_device(w.self.pe().devptrs().kind(buf));
 }
 
 // The packed bytes of (buf, count, t): the buffer itself when contiguous, else a copy.
@@ -291,14 +291,14 @@ Mode choose_mode(Window &w, Setup &s, bool *one_host) {
   *one_host = true;
   s.offsets.resize(n);
   for (std::size_t r = 0; r < n; ++r) {
-    if (!w.self.pe.local(c.world_rank(static_cast<int>(r)))) one_pe = false;
+    if (!w.self.pe().local(c.world_rank(static_cast<int>(r)))) one_pe = false;
     if (places[r].host != mine.host) *one_host = false;
     s.offsets[r] = s.total;
     s.total += places[r].size;
   }
   if (one_pe) return Mode::Self;
   // AMPI_RMA_SHM=0 (the settings table, src/settings): across processes, the network.
-  return *one_host && w.self.pe.config().rma_shm ? Mode::Shm : Mode::Net;
+  return *one_host && w.self.pe().config().rma_shm ? Mode::Shm : Mode::Net;
 }
 
 std::unique_ptr<Backend> make_backend(Mode m) {
@@ -336,7 +336,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
   s.ctrl_bytes = flavor == MPI_WIN_FLAVOR_DYNAMIC ? sizeof(Ctrl) : offsetof(Ctrl, regions);
   // CUDA device memory given to MPI_Win_create: the back-ends say whether and how they take it.
   s.device = flavor == MPI_WIN_FLAVOR_CREATE && base && size > 0 &&
-             gpu::is_device(w.self.pe.devptrs().kind(base));
+             gpu::is_device(w.self.pe().devptrs().kind(base));
   w.backend = make_backend(w.mode);
   return w.backend->setup(w, s, why);
 }
@@ -344,7 +344,7 @@ int create(Window &w, int flavor, void *base, std::size_t size, int disp_unit, c
 Member member_of(const Window &w, const Setup &s) {
   Member m{};
   m.world = w.self.world_rank;
-  m.pe = w.self.pe.config().my_pe;
+  m.pe = w.self.pe().config().my_pe;
   m.pid = static_cast<std::int32_t>(::getpid());
   m.disp_unit = s.disp_unit;
   m.base = reinterpret_cast<std::uintptr_t>(w.base);
@@ -360,8 +360,8 @@ void adopt(Window &w, int rank, const Member &m) {
   Target &t = w.targets[static_cast<std::size_t>(rank)];
   t.rank = rank;
   t.world = m.world;
-  t.pe = m.pe;
-  t.local = m.pe == w.self.pe.config().my_pe;
+  t.pe = m.pe();
+  t.local = m.pe == w.self.pe().config().my_pe;
   t.base = m.base;
   t.size = m.size;
   t.disp_unit = m.disp_unit;
@@ -380,7 +380,7 @@ int attach(Window &w, void *base, std::size_t len, const char **why) {
   for (int i = 0; i < kMaxRegions; ++i) {
     Region &r = c.regions[i];
     if (r.len) continue;
-    const bool device = len > 0 && gpu::is_device(w.self.pe.devptrs().kind(base));
+    const bool device = len > 0 && gpu::is_device(w.self.pe().devptrs().kind(base));
     if (int e = w.backend->attach(w, r, base, len, device, why)) return e;
     r.device = device;
     r.base = reinterpret_cast<std::uintptr_t>(base);
@@ -567,7 +567,7 @@ void flush(Window &w, int target) {
   // call (shared memory, TCP to an idle peer): over 2 processes with AMPI_RMA_SHM=0 one rank
   // polled 3 million times while the rank whose turn it was stayed ready and never ran. As at
   // unlock: only when another rank is ready to run.
-  if (w.self.pe.scheduler().has_ready()) w.self.pe.yield();
+  if (w.self.pe().scheduler().has_ready()) w.self.pe().yield();
 }
 
 namespace {
@@ -626,7 +626,7 @@ void wait(Window &w) {
 }
 
 bool test(Window &w) {
-  w.self.pe.poll();
+  w.self.pe().poll();
   bool all = true;
   for (std::size_t i = 0; i < w.exposure.size(); ++i) {
     if (w.exposure_done[i]) continue;
@@ -638,7 +638,7 @@ bool test(Window &w) {
     }
   }
   if (!all) {
-    w.self.pe.yield();
+    w.self.pe().yield();
     return false;
   }
   wait(w);
@@ -689,10 +689,10 @@ void unlock(Window &w, int target) {
   // never blocks, and would otherwise keep its PE until the value came, which the rank that is to
   // put it, waiting on the same PE, could never send. The PE drives the network too, as in
   // MPI_Test.
-  if (w.self.pe.scheduler().has_ready())
-    w.self.pe.yield();
+  if (w.self.pe().scheduler().has_ready())
+    w.self.pe().yield();
   else
-    w.self.pe.poll();
+    w.self.pe().poll();
 }
 
 } // namespace ampi::rma

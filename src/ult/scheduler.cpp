@@ -38,7 +38,9 @@ void start_switch(void **fake_stack, const Task *to) noexcept {
     __sanitizer_start_switch_fiber(fake_stack, loop_bottom, loop_size);
 }
 
-void finish_switch(void *fake_stack) noexcept {
+// Not inlined: a task may resume on another OS thread than it left (rank migration), and the
+// compiler may keep a thread_local's address from before the switch within one function.
+__attribute__((noinline)) void finish_switch(void *fake_stack) noexcept {
   const void *bottom = nullptr;
   std::size_t size = 0;
   __sanitizer_finish_switch_fiber(fake_stack, &bottom, &size);
@@ -141,6 +143,22 @@ void Scheduler::enter(Task &next, ctx::fcontext_t *resume_slot) noexcept {
   ctx::transfer_t t = ctx::jump_fcontext(next.context_, &a);
   sanitizer::finish_switch(fake_stack);
   arrived(t);
+}
+
+void Scheduler::detach(Task &t) noexcept {
+  if (t.state_ == Task::State::Ready) {
+    Task *prev = nullptr;
+    for (Task *q = head_; q; prev = q, q = q->next_ready_) {
+      if (q != &t) continue;
+      (prev ? prev->next_ready_ : head_) = q->next_ready_;
+      if (tail_ == q) tail_ = prev;
+      break;
+    }
+    t.next_ready_ = nullptr;
+    t.state_ = Task::State::Blocked;
+  }
+  if (t.images && loaded_ == t.images) swap_images(before_.get());
+  t.scheduler_ = nullptr;
 }
 
 void Scheduler::overflowed(Task &self) noexcept {

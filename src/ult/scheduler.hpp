@@ -51,6 +51,14 @@ public:
 
   Task *current() const noexcept { return current_; }
 
+  // Moving a suspended task to the scheduler of another OS thread (rank migration): detach() on
+  // the old one's thread takes it out of the ready queue (Blocked from then on) and, if its images
+  // are the live ones, saves them into its images; adopt() on the new one's makes it this
+  // scheduler's, still Blocked (make_ready() runs it). Never for the running task. Its frames
+  // resume inside the old scheduler's switch code, which touches no member after the switch.
+  void detach(Task &t) noexcept;
+  void adopt(Task &t) noexcept { t.scheduler_ = this; }
+
   // Memory that each task has an image of its own: whatever the scheduler's users register (what
   // it holds is theirs: src/privatize registers a program's thread_local block and libc's getopt
   // state). add_region() returns where the region's image lies in a task's `images` buffer
