@@ -180,7 +180,7 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
     std::uint64_t pe;
   };
   const Place mine{host_id(),
-                   static_cast<std::uint64_t>(self->pe().config().placement.pe_of(self->world_rank))};
+                   static_cast<std::uint64_t>(self->pe().config().my_pe)}; // (where it runs now)
   std::vector<Place> places(static_cast<std::size_t>(c->size()));
   coll::allgather(*c, &mine, places.data(), sizeof mine);
   auto colour_by = [&](bool pe_level) {

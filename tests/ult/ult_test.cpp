@@ -367,3 +367,79 @@ TEST(UltThreads, LoopWakesOnTouched) {
 }
 
 } // namespace
+
+namespace {
+
+// Rank migration (src/mpi/migrate.cpp): a suspended task, detached from the scheduler of one OS
+// thread and adopted by another thread's, resumes there with its image of that thread's region
+// and ends there; a task waiting in the ready queue is taken out of it.
+thread_local long tls_live = -1; // each thread's live memory of the region
+
+__attribute__((noinline)) long read_tls_live() {
+  return tls_live;
+}
+__attribute__((noinline)) void write_tls_live(long v) {
+  tls_live = v;
+}
+
+TEST(UltScheduler, DetachedTaskResumesOnAnotherThreadsScheduler) {
+  Scheduler a;
+  const std::size_t offset = a.add_region(&tls_live, sizeof tls_live);
+  auto image1 = std::make_unique<std::byte[]>(a.images_size());
+  auto image2 = std::make_unique<std::byte[]>(a.images_size());
+  const long zero = 0;
+  std::memcpy(image1.get() + offset, &zero, sizeof zero);
+  std::memcpy(image2.get() + offset, &zero, sizeof zero);
+  std::thread::id ran_on[2], resumed_on[2];
+  long seen[2] = {0, 0};
+  Task t1(kStack, [&] {
+    ran_on[0] = std::this_thread::get_id();
+    write_tls_live(5);
+    a.block(); // resumed by the other thread's scheduler
+    resumed_on[0] = std::this_thread::get_id();
+    seen[0] = read_tls_live();
+  });
+  Task t2(kStack, [&] {
+    ran_on[1] = std::this_thread::get_id();
+    write_tls_live(7);
+    a.yield(); // still ready, in the queue, when the loop gets control back
+    resumed_on[1] = std::this_thread::get_id();
+    seen[1] = read_tls_live();
+  });
+  bool t3_done = false;
+  Task t3(kStack, [&] { t3_done = true; });
+  t1.images = image1.get();
+  t2.images = image2.get();
+  a.spawn(t1);
+  a.spawn(t2);
+  a.spawn(t3);
+  EXPECT_EQ(a.run_one(), &t3); // t1 blocked, t2 yielded, t3 finished: t2 waits in the queue
+  ASSERT_TRUE(t3_done);
+  ASSERT_TRUE(a.has_ready());
+  a.detach(t1);
+  a.detach(t2);
+  EXPECT_FALSE(a.has_ready());
+  EXPECT_EQ(t2.state(), Task::State::Blocked);
+  EXPECT_EQ(a.run_one(), nullptr); // nothing left here
+  std::vector<Task *> finished;
+  std::thread other([&] {
+    Scheduler b;
+    EXPECT_EQ(b.add_region(&tls_live, sizeof tls_live), offset); // same layout on every thread
+    b.adopt(t1);
+    b.adopt(t2);
+    b.make_ready(t2);
+    b.make_ready(t1);
+    finished = drain(b);
+  });
+  other.join();
+  EXPECT_EQ(finished, (std::vector<Task *>{&t2, &t1}));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NE(ran_on[i], resumed_on[i]);
+    EXPECT_NE(resumed_on[i], std::this_thread::get_id());
+  }
+  EXPECT_EQ(seen[0], 5); // each task's value followed it to the other thread
+  EXPECT_EQ(seen[1], 7);
+  EXPECT_EQ(read_tls_live(), -1); // this thread's memory was given back its own value
+}
+
+} // namespace
