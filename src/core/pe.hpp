@@ -97,9 +97,7 @@ public:
   void trace(const char *phase) noexcept { config_.trace.mark(phase); }
   int world_size() const noexcept { return config_.placement.world_size; }
   // The PE running a rank now: the placement's until MPIX_Migrate moves ranks (set_routes).
-  int pe_of(int world_rank) const noexcept {
-    return routes_[static_cast<std::size_t>(world_rank)];
-  }
+  int pe_of(int world_rank) const noexcept { return routes_[static_cast<std::size_t>(world_rank)]; }
   const std::vector<int> &routes() const noexcept { return routes_; }
   // The ranks this PE runs now (its home ranks, less those migrated away, plus those migrated in).
   const std::vector<Rank *> &ranks() const noexcept { return hosted_; }
@@ -246,11 +244,11 @@ private:
   bool cma_refusal_reported_ = false;
   std::shared_ptr<const comm::Group> world_group_;
   std::vector<std::unique_ptr<Rank>> ranks_;
-  std::vector<Rank *> hosted_;      // the ranks run here now (ranks_ own them: see release_rank)
-  std::vector<Rank *> by_world_;    // hosted ranks by world rank; nullptr for ranks elsewhere
-  std::vector<int> routes_;         // each world rank's PE (pe_of)
+  std::vector<Rank *> hosted_;   // the ranks run here now (ranks_ own them: see release_rank)
+  std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
+  std::vector<int> routes_;      // each world rank's PE (pe_of)
   MigrationGate gate_;
-  std::optional<pmi::PeKeys> pmix_; // this PE's view of the process's PMIx client
+  std::optional<pmi::PeKeys> pmix_;           // this PE's view of the process's PMIx client
   p2p::PeState p2p_{*this, config_.protocol}; // p2p's per-PE state (p2p/pe_state.hpp)
   coll::PeState coll_;                        // coll's per-PE state (coll/pe_state.hpp)
   std::unique_ptr<net::Port> port_ = std::make_unique<net::NullPort>(p2p_.net_handler);

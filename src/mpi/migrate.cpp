@@ -4,9 +4,9 @@
 //
 // The protocol, every rank of the job inside the call:
 //  1. an allgather (on a private duplicate of MPI_COMM_WORLD) of each rank's PE and whether it
-//     can move; every PE then computes the same plan (lb::plan is deterministic) and keeps only
-//     moves within a process. Each PE's leader, its lowest world rank, never moves, so no PE is
-//     ever left without a rank to drive its part.
+//     can move; every PE then computes the same plans (lb::plan is deterministic), one per
+//     process over that process's PEs. Each PE's leader, its lowest world rank, never moves, so no
+//     PE is ever left without a rank to drive its part.
 //  2. the ranks of a PE meet at its gate; the last to arrive wakes the leader. The leaders flush:
 //     each sends a marker to every other leader and waits for theirs. Messages between two PEs
 //     keep their order (the same-host rings; UCX's tagged messages), and every rank of a PE was
@@ -167,25 +167,33 @@ int migrate(Rank &me, lb::Strategy strategy) {
     const int p = all[2 * static_cast<std::size_t>(w)];
     from[static_cast<std::size_t>(w)] = p;
     if (leader_of[static_cast<std::size_t>(p)] < 0) leader_of[static_cast<std::size_t>(p)] = w;
-    if (all[2 * static_cast<std::size_t>(w) + 1] & kThreaded) threaded[static_cast<std::size_t>(p)] = true;
+    if (all[2 * static_cast<std::size_t>(w) + 1] & kThreaded)
+      threaded[static_cast<std::size_t>(p)] = true;
   }
-  std::vector<lb::RankLoad> loads(static_cast<std::size_t>(n));
-  for (int w = 0; w < n; ++w) {
-    const int p = from[static_cast<std::size_t>(w)];
-    loads[static_cast<std::size_t>(w)] = {
-        p, 0.0, // busy time: 0 until the scheduler measures it (rotate ignores it)
-        (all[2 * static_cast<std::size_t>(w) + 1] & kMovable) != 0 &&
-            leader_of[static_cast<std::size_t>(p)] != w && !threaded[static_cast<std::size_t>(p)]};
-  }
-  std::vector<int> to = lb::plan(strategy, loads, npes);
+  // The plan of each process for its own ranks over its own PEs (numbered 0..per-1 for the
+  // strategy): a rank moves only within its process (another process would need its memory at
+  // the same addresses there). Every PE computes every process's plan: the whole job's new map.
+  std::vector<int> to = from;
   bool any = false;
-  for (int w = 0; w < n; ++w) {
-    int &dest = to[static_cast<std::size_t>(w)];
-    const int p = from[static_cast<std::size_t>(w)];
-    // Only within the process (another process would need the rank's memory at the same
-    // addresses there), and never onto a threaded PE.
-    if (dest / per != p / per || threaded[static_cast<std::size_t>(dest)]) dest = p;
-    any = any || dest != p;
+  for (int q = 0; q < npes / per; ++q) {
+    std::vector<int> members;
+    std::vector<lb::RankLoad> loads;
+    for (int w = 0; w < n; ++w) {
+      const int p = from[static_cast<std::size_t>(w)];
+      if (p / per != q) continue;
+      members.push_back(w);
+      loads.push_back({p - q * per, 0.0, // busy time: 0 until the scheduler measures it
+                       (all[2 * static_cast<std::size_t>(w) + 1] & kMovable) != 0 &&
+                           leader_of[static_cast<std::size_t>(p)] != w &&
+                           !threaded[static_cast<std::size_t>(p)]});
+    }
+    const std::vector<int> plan = lb::plan(strategy, loads, per);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const int dest = q * per + plan[i];
+      if (threaded[static_cast<std::size_t>(dest)]) continue; // never onto a threaded PE
+      to[static_cast<std::size_t>(members[i])] = dest;
+      any = any || dest != from[static_cast<std::size_t>(members[i])];
+    }
   }
   if (!any) return MPI_SUCCESS; // the allgather was the synchronisation
 

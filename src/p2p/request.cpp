@@ -52,7 +52,7 @@ RequestTable::~RequestTable() = default;
 std::size_t RequestTable::in_progress() noexcept {
   std::size_t n = 0;
   for (auto e : handles_) {
-    const Request &r = **e.object;
+    const Request &r = *e.object;
     if (!r.complete && !(r.persistent && !r.active)) ++n;
   }
   return n;

@@ -360,7 +360,7 @@ void adopt(Window &w, int rank, const Member &m) {
   Target &t = w.targets[static_cast<std::size_t>(rank)];
   t.rank = rank;
   t.world = m.world;
-  t.pe = m.pe();
+  t.pe = m.pe;
   t.local = m.pe == w.self.pe().config().my_pe;
   t.base = m.base;
   t.size = m.size;

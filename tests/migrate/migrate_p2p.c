@@ -8,10 +8,10 @@
  *   MODE none:   the strategy is none: nobody moves;
  *   MODE never:  MPIX_Migrate is never called: nobody moves either.
  * Each round: every rank posts receives (MPI_ANY_SOURCE, MPI_ANY_TAG) for a random pattern of
- * messages; the messages are sent just before MPIX_Migrate (so some are still in flight when it starts); after
- * it, every payload and each sender's order are checked, and collectives on MPI_COMM_WORLD and
- * on a communicator split before the first round. At the end, a receive posted before a
- * migration is satisfied by the left neighbour after it. */
+ * messages; the messages are sent just before MPIX_Migrate (so some are still in flight when it
+ * starts); after it, every payload and each sender's order are checked, and collectives on
+ * MPI_COMM_WORLD and on a communicator split before the first round. At the end, a receive posted
+ * before a migration is satisfied by the left neighbour after it. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -21,13 +21,13 @@
 int MPIX_Migrate(MPI_Info hints); /* (until mpi.h declares them) */
 int MPIX_Get_pe(int *pe);
 
-static int g_value;         /* privatized: one per rank */
+static int g_value;               /* privatized: one per rank */
 static _Thread_local int t_value; /* the program's thread_local: one per rank */
 
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      fprintf(stderr, "rank %d: FAILED %s: ", rank, #cond);                                      \
+      fprintf(stderr, "rank %d: FAILED %s: ", rank, #cond);                                        \
       fprintf(stderr, __VA_ARGS__);                                                                \
       fprintf(stderr, "\n");                                                                       \
       MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
         cnt[s * size + d] = (int)(next(&seed) % 4);
         if (d == rank) expect += cnt[s * size + d];
       }
-    int (*in)[4] = malloc(sizeof(int[4]) * (size_t)(expect + 1));
+    int(*in)[4] = malloc(sizeof(int[4]) * (size_t)(expect + 1));
     MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)(expect + 1));
     for (int i = 0; i < expect; ++i)
       MPI_Irecv(in[i], 4, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &req[i]);
@@ -95,8 +95,10 @@ int main(int argc, char **argv) {
     MPIX_Get_pe(&before);
     if (call) MPIX_Migrate(hints);
     MPIX_Get_pe(&after);
-    CHECK(after / per == pe0 / per, "round %d: PE %d is not of the process of PE %d", round, after, pe0);
-    if (strcmp(mode, "rotate") != 0) CHECK(after == pe0, "round %d: moved from PE %d to %d", round, pe0, after);
+    CHECK(after / per == pe0 / per, "round %d: PE %d is not of the process of PE %d", round, after,
+          pe0);
+    if (strcmp(mode, "rotate") != 0)
+      CHECK(after == pe0, "round %d: moved from PE %d to %d", round, pe0, after);
     moved_total += after != before;
     CHECK(g_value == rank * 1000 + round, "round %d: global %d", round, g_value);
     CHECK(read_tls() == rank * 1000 + round + 7, "round %d: thread_local %d", round, read_tls());
@@ -108,14 +110,16 @@ int main(int argc, char **argv) {
       last[s] = -1;
     for (int i = 0; i < expect; ++i) {
       const int s = in[i][0], k = in[i][2];
-      CHECK(s >= 0 && s < size && in[i][1] == round, "round %d: message %d from %d of round %d", round, i, s, in[i][1]);
+      CHECK(s >= 0 && s < size && in[i][1] == round, "round %d: message %d from %d of round %d",
+            round, i, s, in[i][1]);
       CHECK(in[i][3] == s * 100003 + round * 101 + k, "round %d: payload of %d #%d", round, s, k);
       CHECK(k == last[s] + 1, "round %d: from %d, #%d after #%d (order)", round, s, k, last[s]);
       last[s] = k;
       ++got[s];
     }
     for (int s = 0; s < size; ++s)
-      CHECK(got[s] == cnt[s * size + rank], "round %d: %d messages from %d, expected %d", round, got[s], s, cnt[s * size + rank]);
+      CHECK(got[s] == cnt[s * size + rank], "round %d: %d messages from %d, expected %d", round,
+            got[s], s, cnt[s * size + rank]);
     free(last);
     free(got);
     free(in);

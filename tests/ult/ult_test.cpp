@@ -381,6 +381,11 @@ __attribute__((noinline)) long read_tls_live() {
 __attribute__((noinline)) void write_tls_live(long v) {
   tls_live = v;
 }
+// pthread_self() is declared const: within one function the compiler may reuse its value across
+// a switch, as it may a thread_local's address (what MPIX_Migrate's callers must know).
+__attribute__((noinline)) std::thread::id this_thread() {
+  return std::this_thread::get_id();
+}
 
 TEST(UltScheduler, DetachedTaskResumesOnAnotherThreadsScheduler) {
   Scheduler a;
@@ -393,17 +398,17 @@ TEST(UltScheduler, DetachedTaskResumesOnAnotherThreadsScheduler) {
   std::thread::id ran_on[2], resumed_on[2];
   long seen[2] = {0, 0};
   Task t1(kStack, [&] {
-    ran_on[0] = std::this_thread::get_id();
+    ran_on[0] = this_thread();
     write_tls_live(5);
     a.block(); // resumed by the other thread's scheduler
-    resumed_on[0] = std::this_thread::get_id();
+    resumed_on[0] = this_thread();
     seen[0] = read_tls_live();
   });
   Task t2(kStack, [&] {
-    ran_on[1] = std::this_thread::get_id();
+    ran_on[1] = this_thread();
     write_tls_live(7);
     a.yield(); // still ready, in the queue, when the loop gets control back
-    resumed_on[1] = std::this_thread::get_id();
+    resumed_on[1] = this_thread();
     seen[1] = read_tls_live();
   });
   bool t3_done = false;
