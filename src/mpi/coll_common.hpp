@@ -213,10 +213,10 @@ struct Call {
       return MPI_SUCCESS;
     }
     self->pe().spawn_helper(*self,
-                          [comm = std::move(comm), tag, &r, f = std::forward<F>(f)]() mutable {
-                            f(comm, tag);
-                            p2p::complete(r);
-                          });
+                            [comm = std::move(comm), tag, &r, f = std::forward<F>(f)]() mutable {
+                              f(comm, tag);
+                              p2p::complete(r);
+                            });
     return MPI_SUCCESS;
   }
 };

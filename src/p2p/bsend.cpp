@@ -39,7 +39,7 @@ void give_back(Request &req) {
   auto it = std::find_if(b.used.begin(), b.used.end(),
                          [offset](const BsendBuffer::Block &blk) { return blk.offset == offset; });
   if (it != b.used.end()) b.used.erase(it);
-  req.freed = true;               // nobody waits on it: released right after this hook
+  req.freed = true;                 // nobody waits on it: released right after this hook
   req.owner->pe().wake(*req.owner); // MPI_Buffer_detach may be waiting for the space
 }
 
