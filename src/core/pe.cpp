@@ -296,8 +296,9 @@ Pe::~Pe() {
     threads_->unlock();
   }
   // rma: windows the program did not free hold UCX registrations and keys; drop them while UCX
-  // is still there.
-  for (auto &r : ranks_)
+  // is still there: those of the ranks run here (made with this PE's port), before the fence
+  // below, after which a rank's home PE may destroy it (a rank that migrated here).
+  for (Rank *r : hosted_)
     r->rma.windows.clear();
   if (port_->remote()) {
     if (config_.debug_smp)
