@@ -21,8 +21,9 @@
 //     each leader opens its gate and the ranks go on, on their new PE.
 // A rank moves only when nothing of it is half done elsewhere: no request in progress but
 // receives still posted (they move with its matching state), no unexpected message whose data
-// is still in a sender's buffer or in the network port, no non-blocking collective, window,
-// created thread, CUDA stream or thread_local destructor. Those stay where they are.
+// is still in a sender's buffer or in the network port, no window, threaded PE, CUDA stream or
+// thread_local destructor: such ranks stay where they are. A non-blocking collective in progress
+// or a persistent one anywhere keeps every rank in place (its schedule holds the layout).
 #include "mpi/comm_util.hpp"
 #include "mpi/common.hpp"
 
@@ -53,10 +54,16 @@ constexpr int kTagFlush = 1; // step 2's markers
 constexpr int kTagDone = 2;  // step 4's
 
 // What each rank tells the others in step 1.
-enum Flags : int { kMovable = 1, kThreaded = 2 };
+enum Flags : int { kMovable = 1, kThreaded = 2, kVeto = 4 };
+
+// A non-blocking collective in progress (or a persistent one) anywhere keeps every rank in place:
+// its schedule holds its communicator's layout over PEs, and its ranks meet per PE.
+bool holds_collective(Rank &r) {
+  return !r.coll.helper_tasks.empty() || r.p2p.requests.has_collective();
+}
 
 bool can_move(Rank &r) {
-  if (!r.rma.windows.empty() || !r.coll.helper_tasks.empty()) return false;
+  if (!r.rma.windows.empty()) return false;
   if (r.cuda.stream || !r.cuda.streams.empty() || r.cuda.mpix) return false;
   if (!r.privatize.tls_destructors.empty()) return false; // their addresses are the old PE's
   // Requests in progress: only receives still posted (in the rank's matching state) may move.
@@ -157,19 +164,23 @@ int migrate(Rank &me, lb::Strategy strategy) {
   const int my_pe = pe.config().my_pe;
 
   // Step 1.
-  const int mine[2] = {my_pe, (can_move(me) ? kMovable : 0) | (pe.threaded() ? kThreaded : 0)};
+  const int mine[2] = {my_pe, (can_move(me) ? kMovable : 0) | (pe.threaded() ? kThreaded : 0) |
+                                  (holds_collective(me) ? kVeto : 0)};
   std::vector<int> all(2 * static_cast<std::size_t>(n));
   if (int e = PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, mc)) return e;
   std::vector<int> from(static_cast<std::size_t>(n));
   std::vector<int> leader_of(static_cast<std::size_t>(npes), -1);
   std::vector<bool> threaded(static_cast<std::size_t>(npes), false);
+  bool veto = false;
   for (int w = 0; w < n; ++w) {
     const int p = all[2 * static_cast<std::size_t>(w)];
     from[static_cast<std::size_t>(w)] = p;
     if (leader_of[static_cast<std::size_t>(p)] < 0) leader_of[static_cast<std::size_t>(p)] = w;
     if (all[2 * static_cast<std::size_t>(w) + 1] & kThreaded)
       threaded[static_cast<std::size_t>(p)] = true;
+    veto = veto || (all[2 * static_cast<std::size_t>(w) + 1] & kVeto) != 0;
   }
+  if (veto) return MPI_SUCCESS; // (the allgather was the synchronisation)
   // The plan of each process for its own ranks over its own PEs (numbered 0..per-1 for the
   // strategy): a rank moves only within its process (another process would need its memory at
   // the same addresses there). Every PE computes every process's plan: the whole job's new map.

@@ -58,4 +58,10 @@ std::size_t RequestTable::in_progress() noexcept {
   return n;
 }
 
+bool RequestTable::has_collective() noexcept {
+  for (auto e : handles_)
+    if (e.object->collective) return true;
+  return false;
+}
+
 } // namespace ampi::p2p

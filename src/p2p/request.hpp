@@ -185,6 +185,9 @@ public:
   std::size_t live() const noexcept { return handles_.size(); }
   // Live requests still in progress (not complete, and not inactive persistent ones).
   std::size_t in_progress() noexcept;
+  // Whether a non-blocking collective is in progress, or a persistent one exists (their schedules
+  // hold the communicator's layout over PEs).
+  bool has_collective() noexcept;
   ~RequestTable();
 
 private:

@@ -8,7 +8,8 @@
  * buffer: neither may move, and each must still get the right data afterwards. On the even
  * rounds, ranks with rank % 4 == 1 hold an open window (MPI_COMM_SELF): they stay too. The others
  * (but each PE's leader) move. Checked: every payload, that no rank with such state changed PE,
- * and that some did move. */
+ * and that some did move. Last, an MPI_Iallreduce of the even ranks in progress across the point
+ * keeps every rank where it is. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -83,6 +84,28 @@ int main(int argc, char **argv) {
     }
     MPI_Waitall(with_large ? 2 : 1, sreq, MPI_STATUSES_IGNORE);
     if (with_window) MPI_Win_free(&win);
+  }
+  /* A non-blocking collective in progress across the point, on the even ranks only, keeps every
+   * rank in place (the odd ones too: the layout of a communicator they may share with the even
+   * ones is in its schedule), and completes after it. */
+  {
+    MPI_Comm evens;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &evens);
+    int before, after, sum = -1;
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (rank % 2 == 0) MPI_Iallreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, evens, &r);
+    MPIX_Get_pe(&before);
+    MPIX_Migrate(hints);
+    MPIX_Get_pe(&after);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(after == before, "moved (PE %d -> %d) with a non-blocking collective in progress", before,
+          after);
+    int want = 0;
+    for (int i = 0; i < size; i += 2)
+      want += i;
+    CHECK(rank % 2 != 0 || sum == want, "Iallreduce across the migration point: %d, not %d", sum,
+          want);
+    MPI_Comm_free(&evens);
   }
   int moved_all = 0;
   MPI_Allreduce(&moved, &moved_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
