@@ -8,6 +8,7 @@
 #include "core/termination.hpp"
 #include "devptr_cache/devptr_cache.hpp"
 #include "devptr_cache/ipc.hpp"
+#include "lb/strategy.hpp"
 #include "net/port.hpp"
 #include "p2p/pe_state.hpp"
 #include "pmi/pe_keys.hpp"
@@ -63,6 +64,9 @@ struct PeConfig {
   p2p::Thresholds protocol;
   shm::Config shm;              // AMPI_SHM_SEGMENT (used when protocol.shm)
   settings::StartupTrace trace; // AMPI_DEBUG_STARTUP: the phases of start-up and teardown
+  // AMPI_LB: the strategy of the migration point; other than none, the scheduler measures each
+  // rank's busy time (ult::Scheduler::set_timing).
+  lb::Strategy lb_strategy = lb::Strategy::none;
   // From the settings read at start-up: AMPI_VP (or `default_vp`, or one rank per process),
   // AMPI_MAP, AMPI_STACK_SIZE, AMPI_EAGER_LIMIT and the rest; the PE count and index come from
   // PMIx when it is there.
