@@ -15,7 +15,7 @@
  *                time the balancer aims for
  *
  * Prints one line: time per iteration (ms, the whole run including the migration points / iters),
- * and the PEs' max/avg load (busy time of the ranks a PE runs, summed per PE) over the first
+ * and the PEs' max/avg load (CPU time of the ranks' work, summed per PE) over the first
  * interval of K iterations, the last one, and the mean over intervals. PEs are found with
  * MPI_Comm_split_type(MPI_COMM_TYPE_HW_GUIDED, "core") again after each migration point (under
  * AMPI: the ranks a PE runs; elsewhere, where the type is missing, each rank is its own PE). */
@@ -23,11 +23,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* AMPI's migration point; a null address where the MPI library has none. */
 extern int AMPI_Migrate(MPI_Info hints) __attribute__((weak));
 
 static int nranks;
+static int npes_seen; /* PEs found at the last load report */
+
+/* CPU time of the calling OS thread: a rank's work, whatever else the machine runs (under AMPI
+ * the thread is the PE's, which runs one rank at a time; elsewhere it is the rank's own). */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 /* The weight of rank r at iteration it (1..4). */
 static double weight(int r, int it, int drift_period, int balanced) {
@@ -71,6 +81,7 @@ static double pe_imbalance(double mine) {
   double lead = pr == 0 ? pe_sum : 0.0;
   MPI_Allreduce(in, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(&lead, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  npes_seen = (int)sums[1];
   return sums[0] > 0 ? max / (sums[0] / sums[1]) : 1.0;
 }
 
@@ -125,13 +136,13 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = MPI_Wtime();
   for (int it = 0; it < iters; ++it) {
-    double c0 = MPI_Wtime();
+    double c0 = cpu_now();
     double want = base_sweeps * weight(rank, it, drift, balanced) + carry;
     int n = (int)want;
     carry = want - n;
     for (int s = 0; s < n; ++s)
       sweep(u, v, cells);
-    busy += MPI_Wtime() - c0;
+    busy += cpu_now() - c0;
     MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 0, &u[cells + 1], 1, MPI_DOUBLE, right, 0,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Sendrecv(&u[cells], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD,
@@ -161,13 +172,10 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     const char *lb = getenv("AMPI_LB");
     printf("lb_stencil ranks %d mode %s lb %s iters %d every %d ms_per_iter %.3f "
-           "load_first %.3f load_last %.3f load_mean %.3f migrations %d checksum %.6e\n",
-           nranks,
-           balanced    ? "balanced"
-           : drift > 0 ? "drift"
-                       : "fixed",
+           "load_first %.3f load_last %.3f load_mean %.3f pes %d migrations %d checksum %.6e\n",
+           nranks, balanced ? "balanced" : (drift > 0 ? "drift" : "fixed"),
            AMPI_Migrate ? (lb ? lb : "none") : "absent", iters, every, t / iters * 1e3, first, last,
-           sum_imb / intervals, migrations, check);
+           sum_imb / intervals, npes_seen, migrations, check);
   }
   MPI_Info_free(&hints);
   free(u);
