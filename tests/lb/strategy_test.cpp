@@ -1,6 +1,7 @@
 // tests/lb/strategy_test.cpp — the strategies' plans: names, none, rotate, greedy (against a
 // brute-force optimum), refine (few moves), pinned ranks, groups, determinism, bad input, notes.
 #include "lb/strategy.hpp"
+#include "settings/settings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 using ampi::lb::Options;
@@ -264,4 +266,25 @@ TEST(LbStrategy, DescribeSaysWhatMoved) {
   EXPECT_NE(note.find("lb greedy: moved 1 of 2 ranks"), std::string::npos) << note;
   EXPECT_NE(note.find("max/avg load 2.00 before, 1.50 predicted after"), std::string::npos) << note;
   EXPECT_NE(note.find("(PE loads 4 0 s -> 3 1 s)"), std::string::npos) << note;
+}
+
+// AMPI_LB's row of the settings table and lb::parse know the same names (PeConfig::from_settings
+// relies on it: the table refuses what parse would not know).
+TEST(LbStrategy, SettingsChoicesAreStrategies) {
+  const ampi::settings::Declaration *row = nullptr;
+  for (const ampi::settings::Declaration &d : ampi::settings::kTable)
+    if (d.name == "AMPI_LB") row = &d;
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->default_text, "none");
+  std::string_view rest = row->choices;
+  int names = 0;
+  while (!rest.empty()) {
+    const std::size_t cut = rest.find_first_of("|/");
+    const std::string_view one = rest.substr(0, cut);
+    Strategy s{};
+    EXPECT_TRUE(ampi::lb::parse(one, s)) << one;
+    ++names;
+    rest = cut == std::string_view::npos ? std::string_view{} : rest.substr(cut + 1);
+  }
+  EXPECT_EQ(names, 4);
 }
