@@ -17,6 +17,14 @@ std::vector<HostedLoad> hosted_loads(Pe &pe, bool reset) {
   return out;
 }
 
+double busy_seconds(Pe &pe, Rank &r, bool reset) {
+  ult::Scheduler &s = pe.scheduler();
+  s.charge_now();
+  const double b = s.busy_seconds(r.task);
+  if (reset) s.reset_busy(r.task);
+  return b;
+}
+
 void fill_loads(Pe &pe, std::span<lb::RankLoad> by_world, bool reset) {
   for (const HostedLoad &h : hosted_loads(pe, reset))
     if (static_cast<std::size_t>(h.world_rank) < by_world.size())

@@ -11,6 +11,7 @@
 namespace ampi {
 
 class Pe;
+class Rank;
 
 struct HostedLoad {
   int world_rank;
@@ -21,6 +22,11 @@ struct HostedLoad {
 // the last reset; the calling rank's current stint is counted up to now. `reset`: their counts
 // start again from 0. All 0 when AMPI_LB is none (nothing is measured).
 std::vector<HostedLoad> hosted_loads(Pe &pe, bool reset);
+
+// One rank's busy time since the last reset, `r` being run by `pe` (the calling rank: its stint is
+// counted up to now); `reset`: its count starts again. For a migration point where each rank
+// contributes its own load to an allgather.
+double busy_seconds(Pe &pe, Rank &r, bool reset);
 
 // The same into a table indexed by world rank: the entries of the ranks `pe` runs get {its PE,
 // busy time, movable}; the others are left as they are (another PE fills them).
