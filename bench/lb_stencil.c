@@ -16,17 +16,20 @@
  *
  * Prints one line: time per iteration (ms, the whole run including the migration points / iters),
  * and the PEs' max/avg load (CPU time of the ranks' work, summed per PE) over the first
- * interval of K iterations, the last one, and the mean over intervals. PEs are found with
- * MPI_Comm_split_type(MPI_COMM_TYPE_HW_GUIDED, "core") again after each migration point (under
- * AMPI: the ranks a PE runs; elsewhere, where the type is missing, each rank is its own PE). */
+ * interval of K iterations, the last one, and the mean over intervals. PEs are found again after
+ * each migration point: with AMPI_My_pe where it exists (Charm++'s AMPI: the AMPI_MY_WTH
+ * attribute), else by MPI_Comm_split_type with MPI_COMM_TYPE_HW_GUIDED and "core" (ours: the
+ * ranks a PE runs), else each rank is its own PE. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* AMPI's migration point; a null address where the MPI library has none. */
+/* AMPI's migration point and the PE running the calling rank (ours and Charm++'s AMPI have both);
+ * null addresses where the MPI library has none. */
 extern int AMPI_Migrate(MPI_Info hints) __attribute__((weak));
+extern int AMPI_My_pe(void) __attribute__((weak));
 
 static int nranks;
 static int npes_seen; /* PEs found at the last load report */
@@ -58,6 +61,23 @@ static void sweep(double *u, double *v, int n) {
 /* A communicator of the ranks on this rank's PE (see the header). */
 static MPI_Comm pe_comm(void) {
   MPI_Comm c = MPI_COMM_NULL;
+  if (AMPI_My_pe) {
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_split(MPI_COMM_WORLD, AMPI_My_pe(), rank, &c);
+    return c;
+  }
+#ifdef AMPI_MY_WTH /* Charm++'s AMPI: the worker thread (PE) as an attribute of MPI_COMM_WORLD */
+  {
+    int rank, flag = 0, *wth = NULL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_get_attr(MPI_COMM_WORLD, AMPI_MY_WTH, &wth, &flag);
+    if (flag && wth) {
+      MPI_Comm_split(MPI_COMM_WORLD, *wth, rank, &c);
+      return c;
+    }
+  }
+#endif
 #ifdef MPI_COMM_TYPE_HW_GUIDED
   MPI_Info info;
   MPI_Info_create(&info);
