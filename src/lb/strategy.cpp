@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -97,22 +98,24 @@ void keep_equals_home(std::span<const RankLoad> ranks, const std::vector<std::si
     while (b < order.size() && ranks[order[b]].busy_seconds == ranks[order[a]].busy_seconds)
       ++b;
     if (b - a > 1) {
-      std::vector<int> pool; // the planned PEs of the class, sorted
+      std::map<int, std::size_t> pool; // the planned PEs of the class, with their counts
       for (std::size_t k = a; k < b; ++k)
-        pool.push_back(to[order[k]]);
-      std::sort(pool.begin(), pool.end());
+        ++pool[to[order[k]]];
       std::vector<bool> placed(b - a, false);
       for (std::size_t k = a; k < b; ++k) { // first, those whose own PE is in the pool
-        auto it = std::lower_bound(pool.begin(), pool.end(), ranks[order[k]].pe);
-        if (it != pool.end() && *it == ranks[order[k]].pe) {
-          to[order[k]] = *it;
-          pool.erase(it);
+        auto it = pool.find(ranks[order[k]].pe);
+        if (it != pool.end()) {
+          to[order[k]] = it->first;
+          if (--it->second == 0) pool.erase(it);
           placed[k - a] = true;
         }
       }
-      std::size_t next = 0; // then the others, in order
-      for (std::size_t k = a; k < b; ++k)
-        if (!placed[k - a]) to[order[k]] = pool[next++];
+      for (std::size_t k = a; k < b; ++k) // then the others, lowest PEs first
+        if (!placed[k - a]) {
+          auto it = pool.begin();
+          to[order[k]] = it->first;
+          if (--it->second == 0) pool.erase(it);
+        }
     }
     a = b;
   }
@@ -149,7 +152,8 @@ void greedy(std::span<const RankLoad> ranks, const Group &g, const std::vector<d
     if (static_cast<std::size_t>(g.first_pe + p) < background.size() &&
         background[static_cast<std::size_t>(g.first_pe + p)] != 0.0)
       symmetric = false;
-  if (symmetric) rename_to_stay(ranks, g, to);
+  // (npes^2 cells: past 256 PEs in a group, the renaming would cost more than it saves.)
+  if (symmetric && g.npes <= 256) rename_to_stay(ranks, g, to);
   keep_equals_home(ranks, order, to);
 }
 // Refine: from the current placement, while some PE's load exceeds the average by more than the
