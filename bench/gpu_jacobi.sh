@@ -4,18 +4,20 @@
 # table of the mean time per iteration and the communication time per iteration (ms).
 #
 #   bench/gpu_jacobi.sh [--build DIR] [--bin JACOBI3D_CUDA] [-n N] [-i ITERS] [--ranks "1 2 4 8 16"]
-#                       [--two-gpu] [--out FILE]
+#                       [--pes "2 4 8"] [--two-gpu] [--out FILE]
 #   One GPU (default): R ranks for each R of --ranks, all on GPU 0 (CUDA_VISIBLE_DEVICES=0),
 #     as R virtual ranks of one process (ampirun -np 1 --vp R) and as R processes
 #     (ampirun -np R --vp R) under the MPS daemon (started here when nvidia-cuda-mps-control
 #     exists and no daemon is named by CUDA_MPS_PIPE_DIRECTORY).
+#   --pes "T...": also R virtual ranks of one process over T PEs (SMP mode, ampirun
+#     --pes-per-process T: T threads share the process's CUDA context), for each T that divides R.
 #   --two-gpu: two GPUs, 1 and 4 ranks per GPU: one process per GPU holding its ranks as virtual
 #     ranks (ampirun -np 2 --vp R), and one process per rank (ampirun -np R --vp R, MPS).
 # The grid is N^3 doubles (default 256), 100 timed iterations after 10 warm-up.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-B=$ROOT/build-cuda BIN= N=256 ITERS=100 RANKS="1 2 4 8 16" TWO=0 OUTF=
+B=$ROOT/build-cuda BIN= N=256 ITERS=100 RANKS="1 2 4 8 16" PES= TWO=0 OUTF=
 while [ $# -gt 0 ]; do
   case $1 in
     --build) B=$2; shift ;;
@@ -23,9 +25,10 @@ while [ $# -gt 0 ]; do
     -n) N=$2; shift ;;
     -i) ITERS=$2; shift ;;
     --ranks) RANKS=$2; shift ;;
+    --pes) PES=$2; shift ;;
     --two-gpu) TWO=1 ;;
     --out) OUTF=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "gpu_jacobi.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -51,21 +54,21 @@ if command -v nvidia-cuda-mps-control >/dev/null 2>&1 && [ -z "${CUDA_MPS_PIPE_D
 fi
 [ -n "$OUTF" ] || OUTF=$T/table
 : >"$OUTF"
-printf '%-34s %5s %-13s %14s %14s\n' "layout" "ranks" "halo" "time/iter ms" "comm/iter ms" |
+printf '%-38s %5s %-13s %14s %14s\n' "layout" "ranks" "halo" "time/iter ms" "comm/iter ms" |
   tee -a "$OUTF"
 
 RUN=0
 FAILS=0
-# one <layout label> <ranks> <np> <vp> [env...]
+# one <layout label> <ranks> <np> <vp> <pes per process> [env...]
 one() {
-  label=$1 ranks=$2 np=$3 vp=$4
-  shift 4
+  label=$1 ranks=$2 np=$3 vp=$4 pes=$5
+  shift 5
   for mode in staging gpu-aware; do
     flag=--gpu-aware
     [ $mode = staging ] && flag=--staging
     RUN=$((RUN + 1))
     log=$T/run$RUN.log
-    env "$@" timeout "${JACOBI_TIMEOUT:-300}" "$AMPIRUN" -np "$np" --vp "$vp" "$BIN" -n "$N" -i "$ITERS" -w 10 $flag \
+    env "$@" timeout "${JACOBI_TIMEOUT:-300}" "$AMPIRUN" -np "$np" --vp "$vp" --pes-per-process "$pes" "$BIN" -n "$N" -i "$ITERS" -w 10 $flag \
       >"$log" 2>&1
     rc=$?
     t=$(awk -F': ' '/^Time per iteration/ {print $2}' "$log")
@@ -75,7 +78,7 @@ one() {
       FAILS=$((FAILS + 1))
       tail -3 "$log" | sed 's/^/    # /' >"$T/why"
     fi
-    printf '%-34s %5s %-13s %14s %14s\n' "$label" "$ranks" "$mode" "$t" "$c" | tee -a "$OUTF"
+    printf '%-38s %5s %-13s %14s %14s\n' "$label" "$ranks" "$mode" "$t" "$c" | tee -a "$OUTF"
     if [ -f "$T/why" ]; then
       cat "$T/why"
       rm -f "$T/why"
@@ -85,14 +88,18 @@ one() {
 
 if [ $TWO -eq 0 ]; then
   for r in $RANKS; do
-    one "1 GPU, $r virtual ranks, 1 process" "$r" 1 "$r" CUDA_VISIBLE_DEVICES=0
-    one "1 GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r" CUDA_VISIBLE_DEVICES=0
+    one "1 GPU, $r virtual ranks, 1 process" "$r" 1 "$r" 1 CUDA_VISIBLE_DEVICES=0
+    for t in $PES; do
+      [ "$t" -le "$r" ] && [ $((r % t)) -eq 0 ] &&
+        one "1 GPU, $r virtual ranks, 1 proc, $t PEs" "$r" 1 "$r" "$t" CUDA_VISIBLE_DEVICES=0
+    done
+    one "1 GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r" 1 CUDA_VISIBLE_DEVICES=0
   done
 else
   for per in 1 4; do
     r=$((2 * per))
-    one "2 GPUs, $per/GPU, 2 processes" "$r" 2 "$r"
-    [ $per -gt 1 ] && one "2 GPUs, $per/GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r"
+    one "2 GPUs, $per/GPU, 2 processes" "$r" 2 "$r" 1
+    [ $per -gt 1 ] && one "2 GPUs, $per/GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r" 1
   done
 fi
 # The status is that of the runs (a run that failed makes it 1), not of the last test above.

@@ -44,6 +44,7 @@ namespace {
 // another rank's stream is already waiting. Eager loading (every kernel loaded when its module
 // is registered) avoids it; a program's own setting stays. Runs when libampi.so is loaded,
 // before the program's main and its first CUDA call.
+// (The number of hardware queues is set at start-up: startup.cpp, CUDA_DEVICE_MAX_CONNECTIONS.)
 [[gnu::constructor]] void eager_cuda_modules() {
   ::setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 }
@@ -59,14 +60,26 @@ bool is_default(const void *s) noexcept {
   return v <= 2; // 0, cudaStreamLegacy (1), cudaStreamPerThread (2)
 }
 
+// The ranks of the caller's process (all its PEs): those that share its CUDA context.
+int process_ranks(const PeConfig &c) noexcept {
+  const int first = c.my_pe / c.pes_per_process * c.pes_per_process;
+  int n = 0;
+  for (int pe = first; pe < first + c.pes_per_process; ++pe)
+    n += c.placement.count_of(pe);
+  return n;
+}
+
 // The rank whose default stream is its own, or nullptr: the caller is not a rank's thread of a
-// PE that was started with several ranks (the choice is made once per job, never while a rank's
-// work is queued: a rank whose stream work went to its own stream never sees stream 0 again).
+// process that was started with several ranks (the choice is made once per job, never while a
+// rank's work is queued: a rank whose stream work went to its own stream never sees stream 0
+// again). Per process, not per PE: in SMP mode one rank per PE still shares the context, and
+// default-stream work of one rank (the legacy stream waits for every blocking stream of the
+// context) waited for another rank's stream waiting for MPI (jacobi3d_cuda --enqueue, 8 PEs,
+// 256^3: hung on an H200).
 Rank *own_rank() noexcept {
   Pe *pe = Pe::get_if();
   if (!pe || Pe::in_thread() || !pe->config().gpu_rank_streams) return nullptr;
-  const PeConfig &c = pe->config();
-  if (c.placement.count_of(c.my_pe) < 2) return nullptr;
+  if (process_ranks(pe->config()) < 2) return nullptr;
   return pe->scheduled_if();
 }
 

@@ -195,6 +195,16 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
   int process_ranks = 0;
   for (int t = 0; t < pes; ++t)
     process_ranks += config.placement.count_of(my_pe + t);
+  // Ranks that share the process's CUDA context get CUDA's largest number of hardware work queues
+  // (CUDA_DEVICE_MAX_CONNECTIONS, default 8), unless the environment sets it. With more streams
+  // than queues, streams share a queue, and a stream waiting for MPI in cuStreamWaitValue32
+  // (MPIX_Wait_enqueue) holds up every stream behind it in its queue, among them the copy that
+  // the MPI operation it waits for needs: jacobi3d_cuda --enqueue with 8 virtual ranks of one
+  // process hung in every run with 8 queues and ran with 32 (H200, driver 580,
+  // bench/results/2026-11-26-s7-gpu). Not for one rank per process: 8 such processes under MPS
+  // with 32 queues each aborted. Set before the program's constructors and main, so before its
+  // first CUDA call creates the context.
+  if (process_ranks > 1) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   try {
     // From the first constructor, the program's own constructors have not run: either each
     // rank's copy runs them, or they run here, once, before the ranks start.

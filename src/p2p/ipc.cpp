@@ -42,7 +42,12 @@ void send_ipc(Request &req, const Outgoing &m, int dest_pe) {
   }
   // What the legacy stream still writes into the buffer (a cudaMemcpy from pageable memory)
   // must be there first: within a process our copies are ordered after it, the receiver's not.
-  pe.devptrs().sync_legacy_stream();
+  // So not for a PE of this process (SMP mode), whose copy is ours: there the wait was also
+  // wrong, as synchronizing the legacy stream waits for every blocking stream of the context,
+  // i.e. for the other PEs' ranks' kernels, and for ever when one waits for MPI
+  // (MPIX_Wait_enqueue): jacobi3d_cuda --enqueue with 8 PEs hung in it (H200, cuda-gdb).
+  const int ppp = pe.config().pes_per_process;
+  if (ppp == 1 || dest_pe / ppp != pe.port().my_pe() / ppp) pe.devptrs().sync_legacy_stream();
   net::IpcNote note{};
   note.env = {m.route.context, m.route.source, m.route.tag, m.route.dest_world, m.bytes};
   note.ref = ref;
