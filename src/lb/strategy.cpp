@@ -121,6 +121,22 @@ void keep_equals_home(std::span<const RankLoad> ranks, const std::vector<std::si
   }
 }
 
+// The loads of a group's PEs with its ranks where `to` says (nullptr: where they are now).
+std::vector<double> group_loads(std::span<const RankLoad> ranks, const Group &g,
+                                const std::vector<double> &background, const std::vector<int> *to) {
+  std::vector<double> load = fixed_loads(ranks, g, background);
+  for (std::size_t i : g.ranks)
+    if (ranks[i].movable)
+      load[static_cast<std::size_t>((to ? (*to)[i] : ranks[i].pe) - g.first_pe)] +=
+          ranks[i].busy_seconds;
+  return load;
+}
+double group_max(std::span<const RankLoad> ranks, const Group &g,
+                 const std::vector<double> &background, const std::vector<int> *to) {
+  const std::vector<double> l = group_loads(ranks, g, background, to);
+  return *std::max_element(l.begin(), l.end());
+}
+
 // Greedy (LPT): movable ranks by busy time, heaviest first (ties: lower rank first), each onto
 // the PE with the least load so far (ties: the rank's own PE if it is among the least loaded,
 // else the lowest PE). Within 4/3 of the optimal makespan when nothing is pinned (Graham 1969).
@@ -252,9 +268,20 @@ std::vector<int> plan(Strategy s, std::span<const RankLoad> ranks, int npes,
       for (std::size_t i : g.ranks)
         if (ranks[i].movable) moving += ranks[i].busy_seconds;
       if (moving <= 0) continue; // nothing measured: no reason to move anyone
-      if (s == Strategy::greedy)
+      if (s == Strategy::greedy) {
+        // Greedy starts from scratch, so it would reshuffle a group that is fine as it is (half of
+        // 100,000 even ranks on 2 PEs): a group already within the tolerance of its average, or
+        // one that greedy's plan does not make better, stays as it is.
+        const double before = group_max(ranks, g, options.background, nullptr);
+        double total = 0;
+        for (const double l : group_loads(ranks, g, options.background, nullptr))
+          total += l;
+        if (before <= total / g.npes * (1.0 + options.tolerance)) continue;
         greedy(ranks, g, options.background, to);
-      else
+        if (group_max(ranks, g, options.background, &to) >= before)
+          for (std::size_t i : g.ranks)
+            to[i] = ranks[i].pe;
+      } else
         refine(ranks, g, options.background, options.tolerance, to);
     }
     break;
