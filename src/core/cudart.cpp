@@ -107,7 +107,10 @@ void *rank_stream(const ampi_cudart *real, Rank &r, int *err) {
   }
   gpu::CUresult e = 0;
   r.cuda.stream = r.pe.devptrs().create_stream(gpu::kStreamNonBlocking, &e);
-  if (!r.cuda.stream) *err = e;
+  if (!r.cuda.stream)
+    *err = e;
+  else
+    r.pe.devptrs().prepare_streams(); // ours too, before any stream waits for MPI
   return r.cuda.stream;
 }
 

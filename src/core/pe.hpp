@@ -216,8 +216,12 @@ private:
   char **envp_;
   ult::Scheduler scheduler_;
   std::optional<ult::StackPool> stacks_; // before ranks_: their stacks come from it
-  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes, config_.gpu_device_pack,
-                            config_.gpu_device_reduce}; // gpu
+  // SMP mode: one copy stream per PE, not four. Every stream counts against the context's 32
+  // hardware queues, and a queue shared with a stream waiting for MPI (MPIX_Wait_enqueue) stalls
+  // (startup.cpp, CUDA_DEVICE_MAX_CONNECTIONS).
+  gpu::DevPtrCache devptrs_{
+      config_.gpu_async_bytes, config_.gpu_device_pack, config_.gpu_device_reduce,
+      config_.pes_per_process > 1 ? 1 : gpu::DevPtrCache::kCopyStreams}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   bool cma_refusal_reported_ = false;

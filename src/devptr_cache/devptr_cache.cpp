@@ -63,8 +63,10 @@ DeviceBuffer::~DeviceBuffer() {
   });
 }
 
-DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack, bool device_reduce)
-    : async_bytes_(async_bytes), device_pack_(device_pack), device_reduce_(device_reduce),
+DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack, bool device_reduce,
+                         std::size_t copy_streams)
+    : copy_streams_per_ctx_(copy_streams ? copy_streams : 1), async_bytes_(async_bytes),
+      device_pack_(device_pack), device_reduce_(device_reduce),
       pool_(std::make_shared<DevicePool>()) {
 }
 
@@ -393,7 +395,7 @@ void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKi
   // The context's streams for asynchronous copies, created on first use.
   std::size_t have = 0;
   CUstream s = nullptr;
-  const std::size_t want = next_copy_stream_++ % kCopyStreams;
+  const std::size_t want = next_copy_stream_++ % copy_streams_per_ctx_;
   for (auto &[c, cs] : copy_streams_)
     if (c == ctx && have++ == want) s = cs;
   if (!s) {
@@ -415,6 +417,22 @@ void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKi
   if (r != kCudaSuccess) cuda_fail("cuMemcpyAsync", r);
   if ((r = d.cuEventRecord(ev, s)) != kCudaSuccess) cuda_fail("cuEventRecord", r);
   pending_.push_back(Pending{ev, std::move(done), {}, true});
+}
+
+void DevPtrCache::prepare_streams() {
+  if (!cuda_loaded()) return;
+  const Driver &d = driver();
+  CUcontext ctx = nullptr;
+  if (d.cuCtxGetCurrent(&ctx) != kCudaSuccess || !ctx) return;
+  static_cast<void>(stream_for_current_context(nullptr));
+  std::size_t have = 0;
+  for (const auto &[c, cs] : copy_streams_)
+    if (c == ctx) ++have;
+  for (; have < copy_streams_per_ctx_; ++have) {
+    CUstream s = nullptr;
+    if (CUresult r = d.cuStreamCreate(&s, 0); r != kCudaSuccess) cuda_fail("cuStreamCreate", r);
+    copy_streams_.emplace_back(ctx, s);
+  }
 }
 
 bool DevPtrCache::watch_stream(CUstream stream, std::function<void(CUresult)> done) {

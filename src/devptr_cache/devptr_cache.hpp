@@ -74,9 +74,13 @@ private:
 
 class DevPtrCache {
 public:
+  // Streams per context for asynchronous copies, by default: several copies at once go faster.
+  static constexpr std::size_t kCopyStreams = 4;
   // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()); `device_pack`: AMPI_GPU_DEVICE_PACK
-  // (see can_copy_rects()); `device_reduce`: AMPI_GPU_DEVICE_REDUCE (see can_reduce()).
-  explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true, bool device_reduce = true);
+  // (see can_copy_rects()); `device_reduce`: AMPI_GPU_DEVICE_REDUCE (see can_reduce());
+  // `copy_streams`: the streams per context for asynchronous copies (copy_async).
+  explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true, bool device_reduce = true,
+                       std::size_t copy_streams = kCopyStreams);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -168,6 +172,12 @@ public:
   // A stream of `flags` in the current context (which must exist), destroyed with ours at the
   // end while its context lives; nullptr and the driver's error in `*err` on failure.
   CUstream create_stream(unsigned flags, CUresult *err);
+  // Makes our streams of the current context (the one for synchronous copies, the copy streams)
+  // now rather than at the first copy: called when a rank makes its own stream, early in the
+  // program. Made later, while a stream waits for MPI (MPIX_Wait_enqueue), cuStreamCreate could
+  // wait behind it: jacobi3d_cuda --enqueue with 8 PEs of one process hung there (H100,
+  // bench/results/2026-11-26-s7-gpu/run5).
+  void prepare_streams();
 
   // Copies of at least this many bytes that complete a message go asynchronously (several at
   // once go faster; smaller ones are quicker done at once): AMPI_GPU_ASYNC_BYTES, default 16 KiB
@@ -246,8 +256,9 @@ private:
 
   std::vector<std::pair<CUcontext, CUstream>> streams_;
   std::vector<std::pair<CUcontext, CUstream>> created_streams_; // create_stream()
-  // Asynchronous copies: kCopyStreams streams per context, used in turn; events recycled.
-  static constexpr std::size_t kCopyStreams = 4;
+  // Asynchronous copies: copy_streams_ streams per context (kCopyStreams unless the PE says
+  // otherwise), used in turn; events recycled.
+  std::size_t copy_streams_per_ctx_;
   struct Pending {
     CUevent event;
     std::function<void()> done;            // a copy of ours: called when it has finished
