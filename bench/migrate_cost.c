@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int MPIX_Migrate(MPI_Info hints); /* (until mpi.h declares them) */
-int MPIX_Get_pe(int *pe);
 
 static int cmp(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;

@@ -135,6 +135,7 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.my_pe = my_pe;
   c.pes_per_process = static_cast<int>(s.pes);
   c.debug_smp = s.debug_smp;
+  lb::parse(s.lb, c.lb_strategy); // the table accepts only the names lb::parse knows
   c.placement.world_size = s.vp > 0 ? static_cast<int>(s.vp) : default_vp > 0 ? default_vp : npes;
   if (c.placement.world_size < npes) {
     std::fprintf(stderr, "ampi: %d ranks cannot fill %d PEs (AMPI_VP too small)\n",
@@ -217,6 +218,8 @@ Pe::Pe(const PeConfig &config, pmi::ProcessKeys *keys, MainFn user_main,
   trace("PE: settings and world group");
   stacks_.emplace(config_.stack_size, choose_stack_guard(config_, static_cast<std::size_t>(count)));
   scheduler_.set_overflow_report(report_checked_overflow);
+  // Busy time per rank costs a clock read per switch: only when a strategy may use it.
+  scheduler_.set_timing(config_.lb_strategy != lb::Strategy::none);
   ranks_.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     const int w = pl.rank_at(config_.my_pe, i);
@@ -429,6 +432,7 @@ void Pe::spawn_helper(Rank &r, std::function<void()> body) {
   h->rank = &r;
   h->task.owner = &r;
   h->task.images = r.task.images; // the rank's thread_local variables and libc state, if its own
+  h->task.charge_to = &r.task;    // its busy time is the rank's (load balancing)
   r.coll.helper_tasks.push_back(&h->task);
   ++live_ranks_;
   if (fresh)

@@ -65,7 +65,8 @@ struct PeConfig {
   p2p::Thresholds protocol;
   shm::Config shm;              // AMPI_SHM_SEGMENT (used when protocol.shm)
   settings::StartupTrace trace; // AMPI_DEBUG_STARTUP: the phases of start-up and teardown
-  // MPIX_Migrate: the strategy (AMPI_LB; a call's "ampi_lb" info hint overrides it) and the
+  // MPIX_Migrate: the strategy (AMPI_LB; a call's "ampi_lb" info hint overrides it; other than
+  // none, the scheduler measures each rank's busy time, ult::Scheduler::set_timing) and the
   // process's box for handing ranks between its PEs (nullptr: one PE per process, nobody moves).
   lb::Strategy lb_strategy = lb::Strategy::none;
   core::Handover *handover = nullptr;

@@ -29,23 +29,13 @@
 
 #include "coll/pe_coll.hpp"
 #include "core/handover.hpp"
+#include "core/loads.hpp"
 #include "lb/strategy.hpp"
 #include "p2p/request.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <vector>
-
-// Declared here until mpi.h gains them (include/mpi.h.in; a change there rebuilds everything):
-// the report of issue 22 gives the text.
-extern "C" {
-int MPIX_Migrate(MPI_Info hints);
-int PMPIX_Migrate(MPI_Info hints);
-int AMPI_Migrate(MPI_Info hints);
-int MPIX_Get_pe(int *pe);
-int PMPIX_Get_pe(int *pe);
-int AMPI_My_pe(void);
-}
 
 namespace ampi::mpi {
 namespace {
@@ -168,6 +158,11 @@ int migrate(Rank &me, lb::Strategy strategy) {
                                   (holds_collective(me) ? kVeto : 0)};
   std::vector<int> all(2 * static_cast<std::size_t>(n));
   if (int e = PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, mc)) return e;
+  // Each rank's busy time since the last point (ult's scheduler measures it when AMPI_LB is not
+  // none; a call's hint alone finds zeros, and greedy and refine then move nobody).
+  const double my_busy = busy_seconds(pe, me, true);
+  std::vector<double> busy(static_cast<std::size_t>(n));
+  if (int e = PMPI_Allgather(&my_busy, 1, MPI_DOUBLE, busy.data(), 1, MPI_DOUBLE, mc)) return e;
   std::vector<int> from(static_cast<std::size_t>(n));
   std::vector<int> leader_of(static_cast<std::size_t>(npes), -1);
   std::vector<bool> threaded(static_cast<std::size_t>(npes), false);
@@ -193,12 +188,15 @@ int migrate(Rank &me, lb::Strategy strategy) {
       const int p = from[static_cast<std::size_t>(w)];
       if (p / per != q) continue;
       members.push_back(w);
-      loads.push_back({p - q * per, 0.0, // busy time: 0 until the scheduler measures it
+      loads.push_back({p - q * per, busy[static_cast<std::size_t>(w)],
                        (all[2 * static_cast<std::size_t>(w) + 1] & kMovable) != 0 &&
                            leader_of[static_cast<std::size_t>(p)] != w &&
                            !threaded[static_cast<std::size_t>(p)]});
     }
     const std::vector<int> plan = lb::plan(strategy, loads, per);
+    if (pe.config().verbose && me.world_rank == 0)
+      std::fprintf(stderr, "ampi: MPIX_Migrate: process %d: %s\n", q,
+                   lb::describe(strategy, loads, plan, per).c_str());
     for (std::size_t i = 0; i < members.size(); ++i) {
       const int dest = q * per + plan[i];
       if (threaded[static_cast<std::size_t>(dest)]) continue; // never onto a threaded PE
@@ -239,8 +237,10 @@ extern "C" int PMPIX_Migrate(MPI_Info hints) {
   if (!info) return err;
   lb::Strategy strategy = self->pe().config().lb_strategy;
   if (const std::string *v = info->get("ampi_lb"); v && !lb::parse(*v, strategy))
-    return raise(MPI_COMM_WORLD, MPI_ERR_INFO_VALUE, fn,
-                 "hints: ampi_lb=\"%s\" is no load-balancing strategy (none, rotate)", v->c_str());
+    return raise(
+        MPI_COMM_WORLD, MPI_ERR_INFO_VALUE, fn,
+        "hints: ampi_lb=\"%s\" is no load-balancing strategy (none, greedy, refine, rotate)",
+        v->c_str());
   Rank &me = *self;
   return migrate(me, strategy);
 }

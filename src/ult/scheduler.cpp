@@ -4,6 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -131,7 +136,59 @@ void Scheduler::swap_images(std::byte *images) noexcept {
   loaded_ = images;
 }
 
+namespace {
+std::uint64_t monotonic_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+// The switch clock. rdtsc needs an invariant TSC (constant_tsc, nonstop_tsc: every x86-64 CPU
+// of the last decade; Linux then uses it for CLOCK_MONOTONIC too); a PE thread that moves to a
+// core whose TSC is behind sees a step back, which charge_current() drops rather than wrapping.
+inline std::uint64_t ticks() noexcept {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  return monotonic_ns();
+#endif
+}
+} // namespace
+
+void Scheduler::set_timing(bool on) noexcept {
+  if (on && !timing_) {
+    timing_ticks0_ = ticks();
+    timing_ns0_ = monotonic_ns();
+    since_ = timing_ticks0_;
+  }
+  timing_ = on;
+}
+
+double Scheduler::busy_seconds(const Task &t) const noexcept {
+  if (!timing_ || t.busy_ticks_ == 0) return 0.0;
+#if defined(__x86_64__)
+  const std::uint64_t dt = ticks() - timing_ticks0_;
+  const std::uint64_t dns = monotonic_ns() - timing_ns0_;
+  if (dt == 0) return 0.0;
+  return static_cast<double>(t.busy_ticks_) * (static_cast<double>(dns) * 1e-9) /
+         static_cast<double>(dt);
+#else
+  return static_cast<double>(t.busy_ticks_) * 1e-9;
+#endif
+}
+
+void Scheduler::charge_current() noexcept {
+  const std::uint64_t now = ticks();
+  if (Task *t = current_) {
+    Task &to = t->charge_to ? *t->charge_to : *t;
+    if (now > since_) to.busy_ticks_ += now - since_;
+  }
+  since_ = now;
+}
+
 void Scheduler::enter(Task &next, ctx::fcontext_t *resume_slot) noexcept {
+  if (timing_) [[unlikely]]
+    charge_current();
   if (next.images != loaded_ && next.images) [[unlikely]]
     swap_images(next.images);
   next.state_ = Task::State::Running;
@@ -180,6 +237,8 @@ void Scheduler::switch_from(Task &self) noexcept {
     return;
   }
   // Nothing else can run: back to the loop (which makes progress or reports a deadlock).
+  if (timing_) [[unlikely]]
+    charge_current();
   returned_ = &self;
   current_ = nullptr;
   Arrival a{&self.context_, nullptr};
@@ -194,6 +253,8 @@ void Scheduler::finish_current() noexcept {
   Task &self = *current_;
   check_stack(self, true);
   self.state_ = Task::State::Finished;
+  if (timing_) [[unlikely]]
+    charge_current();
   returned_ = &self;
   current_ = nullptr;
   ctx::fcontext_t dead = nullptr; // nobody resumes a finished task

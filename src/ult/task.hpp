@@ -8,6 +8,7 @@
 #include <boost/context/detail/fcontext.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -48,6 +49,9 @@ public:
   // variables, libc's hidden state), live while it runs; nullptr: none of its own (it runs with
   // whatever is live). Owned by the task's user; tasks acting for the same rank share them.
   std::byte *images = nullptr;
+  // Whose busy time this task's running counts in (Scheduler::set_timing): nullptr, its own; a
+  // helper task working for a rank points it at the rank's task.
+  Task *charge_to = nullptr;
 
 private:
   friend class Scheduler;
@@ -61,6 +65,7 @@ private:
   Stack stack_{};
   State state_ = State::Ready;
   Task *next_ready_ = nullptr;
+  std::uint64_t busy_ticks_ = 0; // Scheduler::set_timing: clock ticks it ran since reset_busy
 };
 
 } // namespace ampi::ult

@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int MPIX_Migrate(MPI_Info hints); /* (until mpi.h declares them) */
-int MPIX_Get_pe(int *pe);
 
 static int g_value;               /* privatized: one per rank */
 static _Thread_local int t_value; /* the program's thread_local: one per rank */

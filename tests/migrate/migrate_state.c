@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int MPIX_Migrate(MPI_Info hints); /* (until mpi.h declares them) */
-int MPIX_Get_pe(int *pe);
 
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
