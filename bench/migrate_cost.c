@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static int cmp(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;

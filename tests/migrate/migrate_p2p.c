@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static int g_value;               /* privatized: one per rank */
 static _Thread_local int t_value; /* the program's thread_local: one per rank */
 

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
