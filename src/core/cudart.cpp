@@ -60,15 +60,6 @@ bool is_default(const void *s) noexcept {
   return v <= 2; // 0, cudaStreamLegacy (1), cudaStreamPerThread (2)
 }
 
-// The ranks of the caller's process (all its PEs): those that share its CUDA context.
-int process_ranks(const PeConfig &c) noexcept {
-  const int first = c.my_pe / c.pes_per_process * c.pes_per_process;
-  int n = 0;
-  for (int pe = first; pe < first + c.pes_per_process; ++pe)
-    n += c.placement.count_of(pe);
-  return n;
-}
-
 // The rank whose default stream is its own, or nullptr: the caller is not a rank's thread of a
 // process that was started with several ranks (the choice is made once per job, never while a
 // rank's work is queued: a rank whose stream work went to its own stream never sees stream 0
@@ -79,7 +70,7 @@ int process_ranks(const PeConfig &c) noexcept {
 Rank *own_rank() noexcept {
   Pe *pe = Pe::get_if();
   if (!pe || Pe::in_thread() || !pe->config().gpu_rank_streams) return nullptr;
-  if (process_ranks(pe->config()) < 2) return nullptr;
+  if (pe->config().process_ranks < 2) return nullptr;
   return pe->scheduled_if();
 }
 

@@ -211,9 +211,6 @@ Pe::Pe(const PeConfig &config, pmi::ProcessKeys *keys, MainFn user_main,
   const Placement &pl = config_.placement;
   world_group_ = comm::Group::range(0, pl.world_size);
   by_world_.assign(static_cast<std::size_t>(pl.world_size), nullptr);
-  routes_.resize(static_cast<std::size_t>(pl.world_size));
-  for (int w = 0; w < pl.world_size; ++w)
-    routes_[static_cast<std::size_t>(w)] = pl.pe_of(w);
   const int count = pl.count_of(config_.my_pe);
   trace("PE: settings and world group");
   stacks_.emplace(config_.stack_size, choose_stack_guard(config_, static_cast<std::size_t>(count)));

@@ -47,6 +47,7 @@ struct PeConfig {
   Placement placement;
   int my_pe = 0;
   int pes_per_process = 1; // AMPI_PES: PEs of this process are my_pe / pes_per_process * ... + T-1
+  int process_ranks = 1;   // the ranks of this process, all its PEs (they share its CUDA context)
   bool debug_smp = false;  // AMPI_DEBUG_SMP
   std::size_t stack_size = ult::StackPool::kDefaultSize;
   std::string stack_guard = "auto";    // AMPI_STACK_GUARD: auto, page, check
@@ -97,9 +98,14 @@ public:
   // AMPI_DEBUG_STARTUP: a line for `phase` (nothing when off).
   void trace(const char *phase) noexcept { config_.trace.mark(phase); }
   int world_size() const noexcept { return config_.placement.world_size; }
-  // The PE running a rank now: the placement's until MPIX_Migrate moves ranks (set_routes).
-  int pe_of(int world_rank) const noexcept { return routes_[static_cast<std::size_t>(world_rank)]; }
-  const std::vector<int> &routes() const noexcept { return routes_; }
+  // The PE running a rank now: the placement's until MPIX_Migrate moves ranks (set_routes), so
+  // that a job that never migrates keeps the placement's arithmetic on the send path and no
+  // table of the whole job per PE.
+  int pe_of(int world_rank) const noexcept {
+    if (routes_.empty()) [[likely]]
+      return config_.placement.pe_of(world_rank);
+    return routes_[static_cast<std::size_t>(world_rank)];
+  }
   // The ranks this PE runs now (its home ranks, less those migrated away, plus those migrated in).
   const std::vector<Rank *> &ranks() const noexcept { return hosted_; }
   // The rank running now (inside an MPI call made by user code): the rank of the created thread
@@ -251,7 +257,7 @@ private:
   std::vector<std::unique_ptr<Rank>> ranks_;
   std::vector<Rank *> hosted_;   // the ranks run here now (ranks_ own them: see release_rank)
   std::vector<Rank *> by_world_; // hosted ranks by world rank; nullptr for ranks elsewhere
-  std::vector<int> routes_;      // each world rank's PE (pe_of)
+  std::vector<int> routes_;      // each world rank's PE once ranks have moved (pe_of)
   MigrationGate gate_;
   std::optional<pmi::PeKeys> pmix_;           // this PE's view of the process's PMIx client
   p2p::PeState p2p_{*this, config_.protocol}; // p2p's per-PE state (p2p/pe_state.hpp)

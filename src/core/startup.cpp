@@ -197,6 +197,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
   int process_ranks = 0;
   for (int t = 0; t < pes; ++t)
     process_ranks += config.placement.count_of(my_pe + t);
+  config.process_ranks = process_ranks;
   // Ranks that share the process's CUDA context get CUDA's largest number of hardware work queues
   // (CUDA_DEVICE_MAX_CONNECTIONS, default 8), unless the environment sets it. With more streams
   // than queues, streams share a queue, and a stream waiting for MPI in cuStreamWaitValue32

@@ -392,15 +392,18 @@ void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKi
                              std::size_t n, std::function<void()> done) {
   const Driver &d = driver();
   const CUcontext ctx = current_context(is_device(dst_kind) ? dst : src);
-  // The context's streams for asynchronous copies, created on first use.
-  std::size_t have = 0;
-  CUstream s = nullptr;
+  // The context's streams for asynchronous copies, used in turn (made on first use).
   const std::size_t want = next_copy_stream_++ % copy_streams_per_ctx_;
-  for (auto &[c, cs] : copy_streams_)
-    if (c == ctx && have++ == want) s = cs;
+  auto pick = [&] {
+    std::size_t have = 0;
+    for (auto &[c, cs] : copy_streams_)
+      if (c == ctx && have++ == want) return cs;
+    return CUstream{};
+  };
+  CUstream s = pick();
   if (!s) {
-    if (CUresult r = d.cuStreamCreate(&s, 0); r != kCudaSuccess) cuda_fail("cuStreamCreate", r);
-    copy_streams_.emplace_back(ctx, s);
+    make_copy_streams(ctx);
+    s = pick();
   }
   CUevent ev = nullptr;
   for (auto it = free_events_.begin(); it != free_events_.end(); ++it)
@@ -419,20 +422,24 @@ void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKi
   pending_.push_back(Pending{ev, std::move(done), {}, true});
 }
 
-void DevPtrCache::prepare_streams() {
-  if (!cuda_loaded()) return;
-  const Driver &d = driver();
-  CUcontext ctx = nullptr;
-  if (d.cuCtxGetCurrent(&ctx) != kCudaSuccess || !ctx) return;
-  static_cast<void>(stream_for_current_context(nullptr));
+void DevPtrCache::make_copy_streams(CUcontext ctx) {
   std::size_t have = 0;
   for (const auto &[c, cs] : copy_streams_)
     if (c == ctx) ++have;
   for (; have < copy_streams_per_ctx_; ++have) {
     CUstream s = nullptr;
-    if (CUresult r = d.cuStreamCreate(&s, 0); r != kCudaSuccess) cuda_fail("cuStreamCreate", r);
+    if (CUresult r = driver().cuStreamCreate(&s, 0); r != kCudaSuccess)
+      cuda_fail("cuStreamCreate", r);
     copy_streams_.emplace_back(ctx, s);
   }
+}
+
+void DevPtrCache::prepare_streams() {
+  if (!cuda_loaded()) return;
+  CUcontext ctx = nullptr;
+  if (driver().cuCtxGetCurrent(&ctx) != kCudaSuccess || !ctx) return;
+  static_cast<void>(stream_for_current_context(nullptr));
+  make_copy_streams(ctx);
 }
 
 bool DevPtrCache::watch_stream(CUstream stream, std::function<void(CUresult)> done) {

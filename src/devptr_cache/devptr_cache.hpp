@@ -259,6 +259,8 @@ private:
   // Asynchronous copies: copy_streams_ streams per context (kCopyStreams unless the PE says
   // otherwise), used in turn; events recycled.
   std::size_t copy_streams_per_ctx_;
+  // Makes those of `ctx`'s copy streams that do not exist yet.
+  void make_copy_streams(CUcontext ctx);
   struct Pending {
     CUevent event;
     std::function<void()> done;            // a copy of ours: called when it has finished
