@@ -3,8 +3,12 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstring>
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace ampi::io {
@@ -75,6 +79,87 @@ int pread_all(int fd, void *buf, std::size_t len, std::int64_t off, std::size_t 
     done += static_cast<std::size_t>(n);
   }
   *got = done;
+  return 0;
+}
+
+std::vector<Run> runs_of(std::vector<Part> parts) {
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const Part &x, const Part &y) { return x.off < y.off; });
+  std::vector<Run> runs;
+  std::int64_t end = -1;
+  for (const Part &p : parts) {
+    if (p.len == 0) continue;
+    if (runs.empty() || p.off != end) runs.push_back({p.off, {}});
+    runs.back().parts.push_back({p.buf, p.len});
+    end = p.off + static_cast<std::int64_t>(p.len);
+  }
+  return runs;
+}
+
+namespace {
+
+// Moves one run with preadv/pwritev, IOV_MAX parts at a time, going on after short transfers;
+// `*moved` is the bytes moved (a read stops at the end of the file). 0 or an errno.
+int move_run(int fd, bool write, const Run &run, std::size_t *moved) noexcept {
+  const std::size_t n = run.parts.size();
+  std::size_t i = 0, skip = 0; // the next part, and bytes of it already moved
+  std::int64_t off = run.off;
+  *moved = 0;
+  iovec batch[IOV_MAX];
+  while (i < n) {
+    int k = 0;
+    for (std::size_t j = i; j < n && k < IOV_MAX; ++j, ++k) {
+      batch[k] = run.parts[j];
+      if (j == i) {
+        batch[k].iov_base = static_cast<char *>(batch[k].iov_base) + skip;
+        batch[k].iov_len -= skip;
+      }
+    }
+    const ssize_t got = write ? ::pwritev(fd, batch, k, static_cast<off_t>(off))
+                              : ::preadv(fd, batch, k, static_cast<off_t>(off));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (got == 0) return write ? ENOSPC : 0; // a read at the end of the file
+    off += got;
+    *moved += static_cast<std::size_t>(got);
+    auto left = static_cast<std::size_t>(got);
+    while (left > 0) {
+      const std::size_t rest = run.parts[i].iov_len - skip;
+      if (left < rest) {
+        skip += left;
+        left = 0;
+      } else {
+        left -= rest;
+        skip = 0;
+        ++i;
+      }
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+int pwrite_runs(int fd, const std::vector<Run> &runs) noexcept {
+  for (const Run &run : runs) {
+    std::size_t moved = 0;
+    if (int e = move_run(fd, true, run, &moved)) return e;
+  }
+  return 0;
+}
+
+int pread_runs(int fd, const std::vector<Run> &runs) noexcept {
+  for (const Run &run : runs) {
+    std::size_t moved = 0;
+    if (int e = move_run(fd, false, run, &moved)) return e;
+    for (const iovec &part : run.parts) { // past the end of the file: zeros
+      const std::size_t have = std::min(moved, part.iov_len);
+      std::memset(static_cast<char *>(part.iov_base) + have, 0, part.iov_len - have);
+      moved -= have;
+    }
+  }
   return 0;
 }
 

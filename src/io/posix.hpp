@@ -1,12 +1,16 @@
 // src/io/posix.hpp — the POSIX calls under MPI-IO: an owned file descriptor, whole-buffer pread
-// and pwrite (retrying short transfers and EINTR), byte-range locks for atomic mode, and the
-// mapping of errno to MPI's I/O error classes.
+// and pwrite (retrying short transfers and EINTR), vectored reads and writes of file runs scattered
+// over memory (collective I/O's aggregators), a reusable uninitialized buffer (Scratch), byte-range
+// locks for atomic mode, and the mapping of errno to MPI's I/O error classes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <utility>
+#include <vector>
 
 namespace ampi::io {
 
@@ -46,6 +50,43 @@ int pwrite_all(int fd, const void *buf, std::size_t len, std::int64_t off) noexc
 // Reads up to `len` bytes at `off` into `buf`, stopping early only at end of file; `*got` is the
 // bytes read. Returns 0 or an errno.
 int pread_all(int fd, void *buf, std::size_t len, std::int64_t off, std::size_t *got) noexcept;
+
+// A buffer that grows to the largest size asked of it and keeps its bytes uninitialized.
+class Scratch {
+public:
+  char *get(std::size_t n) {
+    if (n > size_) {
+      p_.reset();
+      p_ = std::make_unique_for_overwrite<char[]>(n);
+      size_ = n;
+    }
+    return p_.get();
+  }
+
+private:
+  std::unique_ptr<char[]> p_;
+  std::size_t size_ = 0;
+};
+
+// File bytes scattered over memory: a run starts at `off` and goes on through its parts, in order.
+// One preadv/pwritev reads or writes a run (several past IOV_MAX parts).
+struct Run {
+  std::int64_t off = 0;
+  std::vector<iovec> parts;
+};
+// A piece of a file access: `len` file bytes from `off`, at `buf` in memory.
+struct Part {
+  std::int64_t off;
+  std::size_t len;
+  char *buf;
+};
+// The runs of `parts`, sorted by file offset: a part that starts where the run before it ends joins
+// it (pieces of different ranks that meet in the file make one system call).
+std::vector<Run> runs_of(std::vector<Part> parts);
+// Writes every run; 0 or an errno (retrying short transfers and EINTR).
+int pwrite_runs(int fd, const std::vector<Run> &runs) noexcept;
+// Reads every run; what lies past the end of the file is zero-filled. 0 or an errno.
+int pread_runs(int fd, const std::vector<Run> &runs) noexcept;
 
 // A write (or read) lock of bytes [off, off + len) of an open file, released on destruction:
 // fcntl's record locks, which exclude other processes; the ranks of one process run one at a time

@@ -3,8 +3,9 @@
  * view), under several hint settings: the default aggregators, cb_nodes=1 and 2, and a small
  * cb_buffer_size so that the aggregators work in many rounds; then the file is read back
  * collectively with a different decomposition (each rank a contiguous slice of other ranks'
- * data) and every int is checked, and independently with the strided view. One rank takes part
- * with no data. Blocks are odd-sized (not a multiple of the rounds' sizes). */
+ * data) and every int is checked, and independently with the strided view; every rank also
+ * reads the same end of the file and past it (overlapping pieces). One rank takes part with no
+ * data. Blocks are odd-sized (not a multiple of the rounds' sizes). */
 #include "io_test.h"
 
 #define BLOCK 37 /* ints */
@@ -70,6 +71,23 @@ static void run(const char *path, const char *cb_nodes, const char *cb_buffer_si
           slice[k], value(r, i), r, i);
   }
   free(slice);
+  /* Every rank reads the same ints collectively, the last 1500 of the file and 20 past its end:
+   * the pieces of all ranks overlap (several rounds of the small buffers), and the read stops at
+   * the end of the file. */
+  {
+    const int want = total < 1500 ? total : 1500, at = total - want;
+    int *same = malloc(sizeof(int) * (size_t)(want + 20));
+    CHECK_MPI(MPI_File_read_at_all(fh, at, same, want + 20, MPI_INT, &st));
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(count == want, "overlapping read_at_all got %d ints, expected %d", count, want);
+    for (int k = 0; k < want; ++k) {
+      const int g = at + k, row = g / (size * BLOCK), r = (g / BLOCK) % size;
+      const int i = row * BLOCK + g % BLOCK;
+      CHECK(same[k] == value(r, i), "overlapping read: int %d of the file is %d, expected %d", g,
+            same[k], value(r, i));
+    }
+    free(same);
+  }
   /* Read collectively through the strided view, with the individual pointer. */
   CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)(rank * BLOCK * sizeof(int)), MPI_INT, ftype,
                               "native", MPI_INFO_NULL));
