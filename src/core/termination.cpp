@@ -56,9 +56,9 @@ bool Termination::idle(bool finished, bool quiet) {
   finished_ = finished;
   quiet_ = quiet;
   if (exit_) return true;
-  if (me_ != 0) return false;
-  const std::int64_t now = now_ms();
-  if (!wave_open_ && now >= next_wave_ms_) start_wave();
+  if (me_ != 0 || wave_open_) return false;
+  if ((++idle_calls_ & 63) != 0 && next_wave_ms_ != 0) return false;
+  if (now_ms() >= next_wave_ms_) start_wave();
   return exit_;
 }
 

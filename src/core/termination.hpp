@@ -58,6 +58,9 @@ private:
   bool last_all_quiet_ = false;
   bool last_all_finished_ = false;
   std::int64_t next_wave_ms_ = 0;
+  // idle() reads the clock on every 64th call only: PE 0's idle loop calls it between every two
+  // polls of the network (clock_gettime was 2.7% of a 2-process osu_bw 8 B profile on this VM).
+  unsigned idle_calls_ = 0;
 };
 
 } // namespace ampi::core
