@@ -454,6 +454,28 @@ int ampi_cudart_cudaFreeAsync(const ampi_cudart *real, void *p, void *s) {
   AMPI_MAPPED(cudaFreeAsync, p, s);
 }
 
+// cudaFree waits for every stream of the context. In a process of several ranks that use
+// stream-ordered MPI (MPIX_*_enqueue), another rank's stream may wait (cuStreamWaitValue32) for
+// MPI that this PE must drive, and the real call then never returns: the program's cudaFree at
+// the end of jacobi3d_cuda --enqueue --datatypes over 4 or 8 PEs hung 6 runs of 12 (cuda-gdb, H100,
+// bench/results/2026-11-26-s8-gpu/run2). There, a rank's cudaFree waits, yielding, for the rank's
+// own streams (as a process's cudaFree under MPS waits for its own work) and the memory goes back
+// to CUDA when the PE ends (DevPtrCache::defer_free). Elsewhere it is the real call.
+int ampi_cudart_cudaFree(const ampi_cudart *real, void *p) {
+  Rank *r = own_rank();
+  // (Not device memory: the real call reports the error.)
+  if (!p || !r || !r->cuda.mpix || !ampi::gpu::is_device(r->pe().devptrs().kind(p)))
+    return AMPI_REAL(cudaFree, p);
+  std::vector<void *> streams = r->cuda.streams;
+  if (r->cuda.stream) streams.push_back(r->cuda.stream);
+  for (void *s : streams)
+    yield_until(*r, s, nullptr);
+  for (void *s : streams)
+    if (int e = AMPI_REAL(cudaStreamSynchronize, s); e != ampi::kCudaSuccess) return e;
+  r->pe().devptrs().defer_free(p);
+  return ampi::kCudaSuccess;
+}
+
 } // extern "C"
 
 namespace ampi::cudart {

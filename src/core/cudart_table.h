@@ -84,7 +84,8 @@ typedef void (*ampi_stream_callback)(void *, int, void *);
   X(cudaStreamAddCallback, (void *s, ampi_stream_callback cb, void *d, unsigned f), (s, cb, d, f)) \
   X(cudaGraphLaunch, (void *g, void *s), (g, s))                                                   \
   X(cudaMallocAsync, (void **p, size_t n, void *s), (p, n, s))                                     \
-  X(cudaFreeAsync, (void *p, void *s), (p, s))
+  X(cudaFreeAsync, (void *p, void *s), (p, s))                                                     \
+  X(cudaFree, (void *p), (p))
 
 #define AMPI_CUDART_UNPAREN(...) __VA_ARGS__
 

@@ -2,6 +2,8 @@
 // copies that may touch device memory (see devptr_cache.hpp).
 #include "devptr_cache/devptr_cache.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +34,11 @@ struct DevicePool {
   std::vector<Block> free;
   std::size_t free_bytes = 0;
   bool closed = false; // its cache is gone: buffers returned now are dropped (their context may be)
+  // take_host_word's slabs (from cuMemHostAlloc: host addresses) and free words.
+  std::vector<std::pair<CUcontext, void *>> word_slabs;
+  std::vector<DevPtrCache::HostWord> free_words;
+  // defer_free's memory, by context.
+  std::vector<std::pair<CUcontext, CUdeviceptr>> deferred;
 };
 
 namespace {
@@ -90,6 +97,10 @@ DevPtrCache::~DevPtrCache() {
       if (ctx == c.ctx) static_cast<void>(d.cuEventDestroy(e));
     for (auto &[ctx, m] : modules_)
       if (ctx == c.ctx) static_cast<void>(d.cuModuleUnload(m));
+    for (auto &[ctx, slab] : pool_->word_slabs)
+      if (ctx == c.ctx) static_cast<void>(d.cuMemFreeHost(slab));
+    for (auto &[ctx, mem] : pool_->deferred)
+      if (ctx == c.ctx) static_cast<void>(d.cuMemFree(mem));
   }
   // (Events of copies still pending belong to requests the program never completed: they go with
   // their contexts.) Our references last: releasing is safe after a reset too (the driver's
@@ -153,6 +164,9 @@ void DevPtrCache::forget_context(CUcontext ctx) noexcept {
   std::erase_if(created_streams_, gone);
   std::erase_if(free_events_, gone);
   std::erase_if(modules_, gone);
+  std::erase_if(pool_->word_slabs, gone); // (their memory went with the context)
+  std::erase_if(pool_->deferred, gone);
+  std::erase_if(pool_->free_words, [ctx](const HostWord &w) { return w.ctx == ctx; });
   std::erase_if(kernels_, [ctx](const Kernel &k) { return k.ctx == ctx; });
   std::erase_if(pool_->free, [&](const DevicePool::Block &b) {
     if (b.ctx == ctx) pool_->free_bytes -= b.size; // (died with its context)
@@ -440,6 +454,58 @@ void DevPtrCache::prepare_streams() {
   if (driver().cuCtxGetCurrent(&ctx) != kCudaSuccess || !ctx) return;
   static_cast<void>(stream_for_current_context(nullptr));
   make_copy_streams(ctx);
+}
+
+namespace {
+constexpr std::size_t kLine = 64, kWords = 64; // a slab of host words
+} // namespace
+
+CUresult DevPtrCache::take_host_word(std::shared_ptr<std::uint32_t> *word, CUdeviceptr *device) {
+  const Driver &d = driver();
+  const CUcontext ctx = current_context(nullptr);
+  auto &free = pool_->free_words;
+  auto it =
+      std::find_if(free.begin(), free.end(), [ctx](const HostWord &x) { return x.ctx == ctx; });
+  if (it == free.end()) {
+    // A slab: 64 words a cache line apart (a word's stream and its neighbours' do not share one).
+    void *mem = nullptr;
+    CUdeviceptr dev = 0;
+    if (CUresult e =
+            d.cuMemHostAlloc(&mem, kLine * kWords, kMemHostAllocDeviceMap | kMemHostAllocPortable);
+        e != kCudaSuccess)
+      return e;
+    if (CUresult e = d.cuMemHostGetDevicePointer(&dev, mem, 0); e != kCudaSuccess) {
+      static_cast<void>(d.cuMemFreeHost(mem)); // none of ours waits yet: nothing to hang on
+      return e;
+    }
+    pool_->word_slabs.emplace_back(ctx, mem);
+    for (std::size_t i = kWords; i-- > 0;)
+      free.push_back(
+          HostWord{reinterpret_cast<std::uint32_t *>(static_cast<char *>(mem) + i * kLine),
+                   dev + static_cast<CUdeviceptr>(i * kLine), ctx});
+    it = free.end() - 1;
+  }
+  const HostWord w = *it;
+  free.erase(it);
+  __atomic_store_n(w.host, 0u, __ATOMIC_RELEASE);
+  *device = w.device;
+  // Back into a slab still held: the cache may be gone, or a device reset took the slab's memory
+  // with its context.
+  *word = std::shared_ptr<std::uint32_t>(w.host, [pool = pool_, w](std::uint32_t *) {
+    if (pool->closed) return;
+    const auto *at = reinterpret_cast<const char *>(w.host);
+    for (const auto &[c, slab] : pool->word_slabs)
+      if (c == w.ctx && at >= static_cast<const char *>(slab) &&
+          at < static_cast<const char *>(slab) + kLine * kWords) {
+        pool->free_words.push_back(w);
+        return;
+      }
+  });
+  return kCudaSuccess;
+}
+
+void DevPtrCache::defer_free(void *p) {
+  pool_->deferred.emplace_back(current_context(p), reinterpret_cast<CUdeviceptr>(p));
 }
 
 bool DevPtrCache::watch_stream(CUstream stream, std::function<void(CUresult)> done) {

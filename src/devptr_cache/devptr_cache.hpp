@@ -179,6 +179,26 @@ public:
   // bench/results/2026-11-26-s7-gpu/run5).
   void prepare_streams();
 
+  // A word of mapped, pinned host memory that a CUDA stream can wait on (cuStreamWaitValue32):
+  // its host address, the device's view of it, and the context its slab was made in.
+  struct HostWord {
+    std::uint32_t *host = nullptr;
+    CUdeviceptr device = 0;
+    CUcontext ctx = nullptr;
+  };
+  // Takes a word, set to 0, from slabs of 64 made in the current context and kept for the PE's
+  // life: cuMemFreeHost synchronizes the whole context, and called while other ranks' streams
+  // waited on their words for MPI progress of this PE, it never returned (MPIX_Stream_free in
+  // jacobi3d_cuda --enqueue --datatypes over 4 PEs of one process, cuda-gdb on an H100,
+  // bench/results/2026-11-26-s8-gpu/run1). `*word` owns it: the word goes back to the slabs when
+  // the last copy goes (after the cache, it is dropped). kCudaSuccess or the driver's error.
+  CUresult take_host_word(std::shared_ptr<std::uint32_t> *word, CUdeviceptr *device);
+  // Device memory of the program's (cudaMalloc) that a rank has freed while its process's
+  // streams may wait for MPI: given back with cuMemFree when this cache goes (every rank of the
+  // job has finished then), not now (cuMemFree waits for every stream of the context; see
+  // core/cudart.cpp's cudaFree).
+  void defer_free(void *p);
+
   // Copies of at least this many bytes that complete a message go asynchronously (several at
   // once go faster; smaller ones are quicker done at once): AMPI_GPU_ASYNC_BYTES, default 16 KiB
   // (measured: bench/results/2026-11-22-h200/ipc-async.log).

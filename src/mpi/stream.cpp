@@ -32,8 +32,8 @@ constexpr int kFirstStream = MPIX_STREAM_NULL + 1;
 // One MPIX stream of a rank.
 struct Stream {
   void *cuda = nullptr; // the CUDA stream; nullptr for a stream without one (MPI_INFO_NULL)
-  // The word the CUDA stream waits on (host address and the device's view of it), in memory from
-  // cuMemHostAlloc (freed with the stream).
+  // The word the CUDA stream waits on (host address and the device's view of it), mapped host
+  // memory from the PE's slabs (DevPtrCache::take_host_word; back to them with the stream).
   std::shared_ptr<std::uint32_t> word;
   gpu::CUdeviceptr word_device = 0;
   std::uint32_t issued = 0;           // operations enqueued so far (the last one's ticket)
@@ -299,21 +299,15 @@ extern "C" int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) {
           !d.cuMemFreeHost)
         return raise(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION, fn,
                      "the CUDA driver lacks cuStreamWaitValue32 or mapped host memory");
-      static_cast<void>(self->pe().devptrs().current_context(nullptr));
-      void *mem = nullptr;
-      if (gpu::CUresult e =
-              d.cuMemHostAlloc(&mem, 64, gpu::kMemHostAllocDeviceMap | gpu::kMemHostAllocPortable);
+      gpu::DevPtrCache &devptrs = self->pe().devptrs();
+      static_cast<void>(devptrs.current_context(nullptr));
+      // From the PE's slabs, back to them when the stream goes (never cuMemFreeHost, which
+      // waits for every stream of the context: see take_host_word).
+      if (gpu::CUresult e = devptrs.take_host_word(&st->word, &st->word_device);
           e != gpu::kCudaSuccess)
-        return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn, "cuMemHostAlloc failed: %s",
-                     gpu::cuda_error_string(e));
-      st->word =
-          std::shared_ptr<std::uint32_t>(static_cast<std::uint32_t *>(mem), [](std::uint32_t *p) {
-            static_cast<void>(gpu::driver().cuMemFreeHost(p));
-          });
-      *st->word = 0;
-      if (gpu::CUresult e = d.cuMemHostGetDevicePointer(&st->word_device, mem, 0);
-          e != gpu::kCudaSuccess)
-        return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn, "cuMemHostGetDevicePointer failed: %s",
+        return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,
+                     "mapped host memory for the stream's word (cuMemHostAlloc or "
+                     "cuMemHostGetDevicePointer) failed: %s",
                      gpu::cuda_error_string(e));
     }
   }

@@ -15,6 +15,8 @@
 //                 with MPIX_Send_enqueue / MPIX_Isend_enqueue and received on the other's stream
 //                 (MPIX_Recv_enqueue / MPIX_Irecv_enqueue + MPIX_Waitall_enqueue), checked by a
 //                 kernel on the receiving stream.
+//   enqueue_free  a rank's cudaFree while another rank's stream waits (MPIX_Recv_enqueue) for a
+//                 message the first sends after it: no hang (see enqueue_free()).
 //   bench KIND ITERS US   the measurement of issue 18 (not a test): each rank runs a kernel of US
 //                 microseconds, waits with KIND and swaps a 32 KiB device halo with both ring
 //                 neighbours; prints the time per iteration over the kernel's time.
@@ -309,6 +311,56 @@ static int enqueue(int rank, int size) {
   return 0;
 }
 
+// Rank 1's stream waits (MPIX_Recv_enqueue) for a message that rank 0 sends only after a
+// cudaFree. The real cudaFree waits for every stream of the context, rank 1's included, which
+// waits for that send: without the library's cudaFree (core/cudart.cpp) the job hangs until
+// ampirun's --timeout ends it (no timing).
+static int enqueue_free(int rank) {
+  const int n = 1 << 12;
+  cudaStream_t cs = nullptr;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "type", "cudaStream_t");
+  MPIX_Info_set_hex(info, "value", &cs, sizeof cs);
+  MPIX_Stream ms = MPIX_STREAM_NULL;
+  EXPECT(MPIX_Stream_create(info, &ms) == MPI_SUCCESS, "MPIX_Stream_create failed");
+  MPI_Info_free(&info);
+  MPI_Comm comm = MPI_COMM_NULL;
+  EXPECT(MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &comm) == MPI_SUCCESS,
+         "MPIX_Stream_comm_create failed");
+  int *buf = nullptr, *tmp = nullptr, *wrong = nullptr;
+  CHECK_CUDA(cudaMalloc(&buf, n * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&tmp, 1 << 20));
+  CHECK_CUDA(cudaMallocManaged(&wrong, sizeof(int)));
+  *wrong = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    CHECK_CUDA(cudaMemsetAsync(buf, 0xff, n * sizeof(int), cs));
+    MPIX_Recv_enqueue(buf, n, MPI_INT, 0, 7, comm, MPI_STATUS_IGNORE);
+    count_wrong<<<n / 256, 256, 0, cs>>>(buf, n, 4242, wrong);
+  }
+  MPI_Barrier(MPI_COMM_WORLD); // rank 1's stream now waits for rank 0's send
+  if (rank == 0) {
+    CHECK_CUDA(cudaFree(tmp));
+    tmp = nullptr;
+    fill<<<n / 256, 256, 0, cs>>>(buf, n, 4242);
+    CHECK_CUDA(cudaStreamSynchronize(cs));
+    EXPECT(MPI_Send(buf, n, MPI_INT, 1, 7, comm) == MPI_SUCCESS, "MPI_Send failed");
+  } else if (rank == 1) {
+    CHECK_CUDA(cudaStreamSynchronize(cs));
+    EXPECT(*wrong == 0, "%d elements wrong after the enqueued receive", *wrong);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&comm);
+  EXPECT(MPIX_Stream_free(&ms) == MPI_SUCCESS && ms == MPIX_STREAM_NULL, "MPIX_Stream_free");
+  if (tmp) CHECK_CUDA(cudaFree(tmp));
+  CHECK_CUDA(cudaFree(buf));
+  CHECK_CUDA(cudaFree(wrong));
+  CHECK_CUDA(cudaStreamDestroy(cs));
+  return 0;
+}
+
 static int bench(const char *kind, int iters, int us, int rank, int size) {
   const int n = 32 * 1024 / sizeof(double);
   double *halo[4];
@@ -375,11 +427,14 @@ int main(int argc, char **argv) {
     iinvoke();
   } else if (std::strcmp(what, "enqueue") == 0) {
     enqueue(rank, size);
+  } else if (std::strcmp(what, "enqueue_free") == 0 && size >= 2) {
+    enqueue_free(rank);
   } else if (std::strcmp(what, "bench") == 0 && argc > 4) {
     bench(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), rank, size);
   } else {
     EXPECT(false,
-           "usage: gpu_overlap overlap KIND | own | iinvoke | enqueue | bench KIND ITERS US");
+           "usage: gpu_overlap overlap KIND | own | iinvoke | enqueue | enqueue_free | bench KIND "
+           "ITERS US");
   }
   MPI_Finalize();
   if (rank == 0 && std::strcmp(what, "bench") != 0) std::printf("%s: ok\n", what);
