@@ -248,22 +248,28 @@ static int iinvoke() {
   return 0;
 }
 
+// A non-blocking CUDA stream, an MPIX stream on it and a communicator of MPI_COMM_WORLD's ranks
+// bound to it.
+static void stream_comm(cudaStream_t *cs, MPIX_Stream *ms, MPI_Comm *comm) {
+  CHECK_CUDA(cudaStreamCreateWithFlags(cs, cudaStreamNonBlocking));
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "type", "cudaStream_t");
+  MPIX_Info_set_hex(info, "value", cs, sizeof *cs);
+  EXPECT(MPIX_Stream_create(info, ms) == MPI_SUCCESS, "MPIX_Stream_create failed");
+  MPI_Info_free(&info);
+  EXPECT(MPIX_Stream_comm_create(MPI_COMM_WORLD, *ms, comm) == MPI_SUCCESS,
+         "MPIX_Stream_comm_create failed");
+}
+
 static int enqueue(int rank, int size) {
   const int n = 1 << 16;
   // A non-blocking stream: the library's CUDA IPC send waits for the legacy stream, which waits
   // for every blocking stream, a blocking stream waiting for that very send included (README).
   cudaStream_t cs = nullptr;
-  CHECK_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "type", "cudaStream_t");
-  MPIX_Info_set_hex(info, "value", &cs, sizeof cs);
   MPIX_Stream ms = MPIX_STREAM_NULL;
-  EXPECT(MPIX_Stream_create(info, &ms) == MPI_SUCCESS, "MPIX_Stream_create failed");
-  MPI_Info_free(&info);
   MPI_Comm comm = MPI_COMM_NULL;
-  EXPECT(MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &comm) == MPI_SUCCESS,
-         "MPIX_Stream_comm_create failed");
+  stream_comm(&cs, &ms, &comm);
   int *send = nullptr, *recv = nullptr, *recv2 = nullptr, *wrong = nullptr;
   CHECK_CUDA(cudaMalloc(&send, n * sizeof(int)));
   CHECK_CUDA(cudaMalloc(&recv, n * sizeof(int)));
@@ -318,17 +324,9 @@ static int enqueue(int rank, int size) {
 static int enqueue_free(int rank) {
   const int n = 1 << 12;
   cudaStream_t cs = nullptr;
-  CHECK_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "type", "cudaStream_t");
-  MPIX_Info_set_hex(info, "value", &cs, sizeof cs);
   MPIX_Stream ms = MPIX_STREAM_NULL;
-  EXPECT(MPIX_Stream_create(info, &ms) == MPI_SUCCESS, "MPIX_Stream_create failed");
-  MPI_Info_free(&info);
   MPI_Comm comm = MPI_COMM_NULL;
-  EXPECT(MPIX_Stream_comm_create(MPI_COMM_WORLD, ms, &comm) == MPI_SUCCESS,
-         "MPIX_Stream_comm_create failed");
+  stream_comm(&cs, &ms, &comm);
   int *buf = nullptr, *tmp = nullptr, *wrong = nullptr;
   CHECK_CUDA(cudaMalloc(&buf, n * sizeof(int)));
   CHECK_CUDA(cudaMalloc(&tmp, 1 << 20));
