@@ -148,6 +148,22 @@ template <class Issue> int sync_op(const ampi_cudart *real, Rank &r, bool drain,
   return real->cudaStreamSynchronize(s);
 }
 
+// Waits for the work of rank `r`'s own streams (its default one, if it was ever used, and those
+// it created), yielding, then synchronizes them (they are done: it returns at once); the first
+// error.
+int sync_own_streams(const ampi_cudart *real, Rank &r) {
+  std::vector<void *> streams = r.cuda.streams;
+  if (r.cuda.stream) streams.push_back(r.cuda.stream);
+  for (void *s : streams)
+    yield_until(r, s, nullptr);
+  int first = kCudaSuccess;
+  for (void *s : streams)
+    if (int e = real->cudaStreamSynchronize ? real->cudaStreamSynchronize(s) : kNotSupported;
+        e != kCudaSuccess && first == kCudaSuccess)
+      first = e;
+  return first;
+}
+
 // Before a synchronous call on the legacy stream without streams per rank: a rank that must not
 // block its PE (waiting_rank) first waits, yielding, for what that call would wait for.
 void legacy_wait() {
@@ -206,6 +222,7 @@ using ampi::is_default;
 using ampi::map;
 using ampi::own_rank;
 using ampi::Rank;
+using ampi::sync_own_streams;
 using ampi::yield_until;
 
 // The calls themselves (extern "C": also called from a program's static-runtime wrappers). A
@@ -247,16 +264,7 @@ int ampi_cudart_cudaDeviceSynchronize(const ampi_cudart *real) {
     }
     return AMPI_REAL(cudaDeviceSynchronize);
   }
-  // The rank's own streams: its default one (if it was ever used) and those it created.
-  std::vector<void *> streams = r->cuda.streams;
-  if (r->cuda.stream) streams.push_back(r->cuda.stream);
-  for (void *s : streams)
-    yield_until(*r, s, nullptr);
-  int first = ampi::kCudaSuccess;
-  for (void *s : streams)
-    if (int e = AMPI_REAL(cudaStreamSynchronize, s); e != ampi::kCudaSuccess && first == 0)
-      first = e;
-  return first;
+  return sync_own_streams(real, *r);
 }
 
 int ampi_cudart_cudaStreamQuery(const ampi_cudart *real, void *s) {
@@ -466,12 +474,7 @@ int ampi_cudart_cudaFree(const ampi_cudart *real, void *p) {
   // (Not device memory: the real call reports the error.)
   if (!p || !r || !r->cuda.mpix || !ampi::gpu::is_device(r->pe().devptrs().kind(p)))
     return AMPI_REAL(cudaFree, p);
-  std::vector<void *> streams = r->cuda.streams;
-  if (r->cuda.stream) streams.push_back(r->cuda.stream);
-  for (void *s : streams)
-    yield_until(*r, s, nullptr);
-  for (void *s : streams)
-    if (int e = AMPI_REAL(cudaStreamSynchronize, s); e != ampi::kCudaSuccess) return e;
+  if (int e = sync_own_streams(real, *r); e != ampi::kCudaSuccess) return e;
   r->pe().devptrs().defer_free(p);
   return ampi::kCudaSuccess;
 }

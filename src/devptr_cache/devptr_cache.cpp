@@ -3,7 +3,6 @@
 #include "devptr_cache/devptr_cache.hpp"
 
 #include <algorithm>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -2,7 +2,8 @@
 // hints and error handlers, views, independent, collective, shared-pointer, ordered, non-blocking
 // and split-collective reads and writes. The pieces that know no MPI live in src/io (descriptors,
 // pread/pwrite, views); this file adds the communication: collective reads and writes go through
-// two-phase aggregation (do_collective), the shared file pointer is a counter behind an RMA window.
+// aggregators (collective(): in place for ranks of the aggregator's process, two-phase for the
+// others), the shared file pointer is a counter behind an RMA window.
 #include "io/file.hpp"
 #include "copy/copy.hpp"
 #include "io/posix.hpp"

@@ -299,11 +299,9 @@ extern "C" int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) {
           !d.cuMemFreeHost)
         return raise(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION, fn,
                      "the CUDA driver lacks cuStreamWaitValue32 or mapped host memory");
-      gpu::DevPtrCache &devptrs = self->pe().devptrs();
-      static_cast<void>(devptrs.current_context(nullptr));
       // From the PE's slabs, back to them when the stream goes (never cuMemFreeHost, which
       // waits for every stream of the context: see take_host_word).
-      if (gpu::CUresult e = devptrs.take_host_word(&st->word, &st->word_device);
+      if (gpu::CUresult e = self->pe().devptrs().take_host_word(&st->word, &st->word_device);
           e != gpu::kCudaSuccess)
         return raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,
                      "mapped host memory for the stream's word (cuMemHostAlloc or "
