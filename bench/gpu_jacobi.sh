@@ -6,9 +6,9 @@
 #   bench/gpu_jacobi.sh [--build DIR] [--bin JACOBI3D_CUDA] [-n N] [-i ITERS] [--ranks "1 2 4 8 16"]
 #                       [--pes "2 4 8"] [--two-gpu] [--out FILE]
 #   One GPU (default): R ranks for each R of --ranks, all on GPU 0 (CUDA_VISIBLE_DEVICES=0),
-#     as R virtual ranks of one process (ampirun -np 1 --vp R) and as R processes
-#     (ampirun -np R --vp R) under the MPS daemon (started here when nvidia-cuda-mps-control
-#     exists and no daemon is named by CUDA_MPS_PIPE_DIRECTORY).
+#     as R virtual ranks of one process (ampirun -np 1 --vp R; no MPS) and as R processes
+#     (ampirun -np R --vp R) under the MPS daemon (started here for those runs when
+#     nvidia-cuda-mps-control exists and no daemon is named by CUDA_MPS_PIPE_DIRECTORY).
 #   --pes "T...": also R virtual ranks of one process over T PEs (SMP mode, ampirun
 #     --pes-per-process T: T threads share the process's CUDA context), for each T that divides R.
 #   --two-gpu: two GPUs, 1 and 4 ranks per GPU: one process per GPU holding its ranks as virtual
@@ -40,18 +40,36 @@ if [ ! -x "$BIN" ]; then
     -DAMPI_BUILD_TESTS=OFF >/dev/null && ninja -C "$B" jacobi3d_cuda ampirun >/dev/null || exit 1
 fi
 T=$(mktemp -d)
-MPS=0
+# The MPS daemon runs only while the one-process-per-rank layouts run: a process of virtual ranks
+# is one context and needs none, and as an MPS client its 8 threads' launches and waits took 2.2x
+# as long (bench/gpu_launch_threads: 180 against 82 us for 7 launches and a synchronize per
+# thread and iteration, H100, bench/results/2026-11-27-s9-gpu/run1). A daemon the caller names
+# (CUDA_MPS_PIPE_DIRECTORY set) serves every layout.
+MPS=0 OWN_MPS=0
+if [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ]; then
+  MPS=1
+elif command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+  OWN_MPS=1 MPS=1
+fi
+mps_start() {
+  [ $OWN_MPS -eq 1 ] || return 0
+  export CUDA_MPS_PIPE_DIRECTORY=$T/pipe CUDA_MPS_LOG_DIRECTORY=$T/log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d || { MPS=0 OWN_MPS=0; unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY; }
+}
+mps_stop() {
+  [ $OWN_MPS -eq 1 ] && [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || return 0
+  echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+  # The daemon ends after its server: wait for it before the next layout starts its context.
+  while pgrep -x nvidia-cuda-mps-control >/dev/null 2>&1 || pgrep -f nvidia-cuda-mps-server >/dev/null 2>&1; do sleep 0.1; done
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
 cleanup() {
-  [ $MPS -eq 1 ] && { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; }
+  mps_stop
   rm -rf "$T"
 }
 trap cleanup EXIT
 trap "exit 143" TERM INT
-if command -v nvidia-cuda-mps-control >/dev/null 2>&1 && [ -z "${CUDA_MPS_PIPE_DIRECTORY:-}" ]; then
-  export CUDA_MPS_PIPE_DIRECTORY=$T/pipe CUDA_MPS_LOG_DIRECTORY=$T/log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  nvidia-cuda-mps-control -d && MPS=1
-fi
 [ -n "$OUTF" ] || OUTF=$T/table
 : >"$OUTF"
 printf '%-38s %5s %-13s %14s %14s\n' "layout" "ranks" "halo" "time/iter ms" "comm/iter ms" |
@@ -93,13 +111,19 @@ if [ $TWO -eq 0 ]; then
       [ "$t" -le "$r" ] && [ $((r % t)) -eq 0 ] &&
         one "1 GPU, $r virtual ranks, 1 proc, $t PEs" "$r" 1 "$r" "$t" CUDA_VISIBLE_DEVICES=0
     done
+    mps_start
     one "1 GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r" 1 CUDA_VISIBLE_DEVICES=0
+    mps_stop
   done
 else
   for per in 1 4; do
     r=$((2 * per))
     one "2 GPUs, $per/GPU, 2 processes" "$r" 2 "$r" 1
-    [ $per -gt 1 ] && one "2 GPUs, $per/GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r" 1
+    if [ $per -gt 1 ]; then
+      mps_start
+      one "2 GPUs, $per/GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r" 1
+      mps_stop
+    fi
   done
 fi
 # The status is that of the runs (a run that failed makes it 1), not of the last test above.

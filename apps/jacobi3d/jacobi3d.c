@@ -33,6 +33,7 @@ typedef struct options {
   int enqueue;   /* 1: MPIX stream enqueue calls on the block's stream (CUDA backend) */
   int ahead;     /* --enqueue: iterations the host may queue ahead of the GPU (0: no bound) */
   int verify;
+  int phases; /* 1: time the parts of an iteration (pack, exchange, unpack, sweep) */
   int cyclic; /* device map: 1 local % devices, 0 block (default) */
 } options;
 
@@ -51,13 +52,15 @@ static void usage(void) {
          "  --device-map M    block (default: rank r of n on a node uses device r*devices/n)\n"
          "                    or cyclic (device r %% devices)\n"
          "  --verify          compare with a serial computation (small grids only)\n"
+         "  --phases          also print the mean time per iteration of each part: packing,\n"
+         "                    the exchange (MPI), unpacking, the sweep (without --enqueue)\n"
          "  -h, --help        this help\n");
 }
 
 static int parse(options *o, int argc, char **argv, int rank) {
   o->gx = o->gy = o->gz = 128;
   o->iters = 100, o->warmup = 10, o->staging = 0, o->verify = 0, o->cyclic = 0;
-  o->datatypes = 0, o->enqueue = 0, o->ahead = 2;
+  o->datatypes = 0, o->enqueue = 0, o->ahead = 2, o->phases = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -74,6 +77,8 @@ static int parse(options *o, int argc, char **argv, int rank) {
       o->enqueue = 1;
     } else if (!strcmp(a, "--verify")) {
       o->verify = 1;
+    } else if (!strcmp(a, "--phases")) {
+      o->phases = 1;
     } else if (!strcmp(a, "--device-map") && v) {
       if (!strcmp(v, "cyclic"))
         o->cyclic = 1;
@@ -290,6 +295,8 @@ int main(int argc, char **argv) {
 
   MPI_Request req[12];
   double t0 = 0, comm_time = 0;
+  /* --phases: packing (with its wait), the exchange, unpacking (with its wait), the sweep. */
+  double phase[4] = {0, 0, 0, 0};
   MPI_Barrier(MPI_COMM_WORLD);
   for (int it = 0; it < o.warmup + o.iters; ++it) {
     if (it == o.warmup) {
@@ -297,6 +304,7 @@ int main(int argc, char **argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       t0 = MPI_Wtime();
       comm_time = 0;
+      phase[0] = phase[1] = phase[2] = phase[3] = 0;
     }
     double tc = MPI_Wtime();
     int nreq = 0;
@@ -354,19 +362,26 @@ int main(int argc, char **argv) {
         if (o.staging) jb_to_host(b, sbuf[f], jb_send_buffer(b, f), count[f] * sizeof(double));
       }
     jb_sync(b);
+    double tp = o.phases ? MPI_Wtime() : 0;
     for (int f = 0; f < 6; ++f)
       if (nbr[f] != MPI_PROC_NULL)
         MPI_Isend(sbuf[f], (int)count[f], MPI_DOUBLE, nbr[f], f, comm, &req[nreq++]);
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    double tx = o.phases ? MPI_Wtime() : 0;
     for (int f = 0; f < 6; ++f)
       if (nbr[f] != MPI_PROC_NULL) {
         if (o.staging) jb_to_device(b, jb_recv_buffer(b, f), rbuf[f], count[f] * sizeof(double));
         jb_unpack(b, f);
       }
     jb_sync(b);
-    comm_time += MPI_Wtime() - tc;
+    double tu = MPI_Wtime();
+    comm_time += tu - tc;
     jb_update(b);
     jb_sync(b);
+    if (o.phases) {
+      phase[0] += tp - tc, phase[1] += tx - tp, phase[2] += tu - tx;
+      phase[3] += MPI_Wtime() - tu;
+    }
   }
   jb_sync(b); /* (--enqueue: the clock stops when the GPU is done) */
   double total = MPI_Wtime() - t0;
@@ -382,6 +397,15 @@ int main(int argc, char **argv) {
       printf("Communication time per iteration (ms): %.4f (max over ranks %.4f)\n",
              csum / size / o.iters * 1e3, cmax / o.iters * 1e3);
     fflush(stdout);
+  }
+  if (o.phases && !o.enqueue && !o.datatypes) {
+    double psum[4];
+    MPI_Reduce(phase, psum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      printf("Phases per iteration (ms, mean over ranks): pack %.4f exchange %.4f unpack %.4f "
+             "sweep %.4f\n",
+             psum[0] / size / o.iters * 1e3, psum[1] / size / o.iters * 1e3,
+             psum[2] / size / o.iters * 1e3, psum[3] / size / o.iters * 1e3);
   }
 
   int status = 0;

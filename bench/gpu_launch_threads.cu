@@ -1,0 +1,146 @@
+// bench/gpu_launch_threads.cu — how kernel launches and waits scale with the number of host
+// threads that share one CUDA context (virtual ranks over several PEs of one process) against as
+// many processes (each its own context; under MPS when its daemon runs). Each of T workers runs
+// ITERS iterations of K tiny kernels on a stream of its own, then waits for them in one of three
+// ways: cudaStreamSynchronize ("sync"), cudaEventQuery in a loop ("event", how a PE polls its
+// copies), or a host word that the stream writes (cuStreamWriteValue32) read with plain loads
+// ("word": no driver call while waiting). Prints microseconds per iteration (all workers at once).
+//   gpu_launch_threads sync|event|word threads|procs T ITERS [K]
+// No MPI: it measures the driver, the floor under jacobi3d_cuda's iterations.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace {
+
+__global__ void tick(int *p) {
+  if (threadIdx.x == 0) p[blockIdx.x] += 1;
+}
+
+enum class Wait { Sync, Event, Word };
+
+void check(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+void check(CUresult e, const char *what) {
+  if (e != CUDA_SUCCESS) {
+    const char *s = nullptr;
+    cuGetErrorString(e, &s);
+    std::fprintf(stderr, "%s: %s\n", what, s ? s : "?");
+    std::exit(1);
+  }
+}
+
+// One worker: its stream, event and word; `go` starts every worker at once.
+void worker(Wait how, int iters, int kernels, std::atomic<int> *go, std::atomic<int> *ready) {
+  cudaStream_t s;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  cudaEvent_t ev;
+  check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+  int *counter;
+  check(cudaMalloc(&counter, 64 * sizeof(int)), "cudaMalloc");
+  void *host = nullptr;
+  check(cuMemHostAlloc(&host, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE),
+        "cuMemHostAlloc");
+  CUdeviceptr dev;
+  check(cuMemHostGetDevicePointer(&dev, host, 0), "cuMemHostGetDevicePointer");
+  auto *word = static_cast<volatile std::uint32_t *>(host);
+  *word = 0;
+  ready->fetch_add(1);
+  while (go->load(std::memory_order_acquire) == 0) {
+  }
+  for (int it = 1; it <= iters; ++it) {
+    for (int k = 0; k < kernels; ++k)
+      tick<<<1, 32, 0, s>>>(counter);
+    switch (how) {
+    case Wait::Sync:
+      check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+      break;
+    case Wait::Event:
+      check(cudaEventRecord(ev, s), "cudaEventRecord");
+      while (cudaEventQuery(ev) == cudaErrorNotReady) {
+      }
+      break;
+    case Wait::Word:
+      check(
+          cuStreamWriteValue32(reinterpret_cast<CUstream>(s), dev, static_cast<cuuint32_t>(it), 0),
+          "cuStreamWriteValue32");
+      while (*word != static_cast<std::uint32_t>(it)) {
+      }
+      break;
+    }
+  }
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s sync|event|word threads|procs T ITERS [K]\n", argv[0]);
+    return 2;
+  }
+  const Wait how = !std::strcmp(argv[1], "sync")    ? Wait::Sync
+                   : !std::strcmp(argv[1], "event") ? Wait::Event
+                                                    : Wait::Word;
+  const bool procs = !std::strcmp(argv[2], "procs");
+  const int t = std::atoi(argv[3]), iters = std::atoi(argv[4]);
+  const int kernels = argc > 5 ? std::atoi(argv[5]) : 7;
+  if (procs) {
+    // The flags live in shared memory: every child has set up its stream before `go` is set.
+    auto *shared = static_cast<std::atomic<int> *>(
+        mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+    new (&shared[0]) std::atomic<int>(0); // go
+    new (&shared[1]) std::atomic<int>(0); // ready
+    for (int i = 0; i < t; ++i)
+      if (fork() == 0) {
+        check(cudaFree(nullptr), "cudaFree(0)");
+        worker(how, iters, kernels, &shared[0], &shared[1]);
+        _exit(0);
+      }
+    while (shared[1].load() < t) {
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    shared[0].store(1, std::memory_order_release);
+    int bad = 0;
+    for (int i = 0; i < t; ++i) {
+      int st = 0;
+      wait(&st);
+      bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    }
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%-5s procs   %2d  %8.2f us/iter\n", argv[1], t, us / iters);
+    return bad;
+  }
+  check(cudaFree(nullptr), "cudaFree(0)");
+  std::atomic<int> go{0}, ready{0};
+  std::vector<std::thread> ws;
+  for (int i = 0; i < t; ++i)
+    ws.emplace_back(worker, how, iters, kernels, &go, &ready);
+  while (ready.load() < t) {
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  go.store(1, std::memory_order_release);
+  for (auto &w : ws)
+    w.join();
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%-5s threads %2d  %8.2f us/iter\n", argv[1], t, us / iters);
+  return 0;
+}
