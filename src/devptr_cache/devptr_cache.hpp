@@ -286,6 +286,10 @@ private:
     std::function<void()> done;            // a copy of ours: called when it has finished
     std::function<void(CUresult)> watched; // watch_stream/watch_event: called with the outcome
     bool ours = true;                      // the event is ours (recycled), not the program's
+    // The stream the event was recorded on (nullptr: unknown, a program's event). Events of one
+    // stream complete in the order they were recorded, which is their order here: a poll asks
+    // the driver only up to a stream's first unfinished one.
+    CUstream stream = nullptr;
   };
   std::vector<std::pair<CUcontext, CUstream>> copy_streams_;
   std::size_t next_copy_stream_ = 0;

@@ -48,7 +48,6 @@ struct Op {
   std::shared_ptr<Stream> stream;
   std::uint32_t ticket = 0;
   MPI_Request user = MPI_REQUEST_NULL; // the request the program holds (completes with the op)
-  bool reached = false;                // the CUDA stream has reached the operation
   bool complete = false;
   MPI_Status status{};
   MPI_Status *status_out = nullptr; // where MPIX_Wait_enqueue wants the status (or null)
@@ -156,27 +155,31 @@ int enqueue(const char *fn, bool send, void *buf, int count, MPI_Datatype type, 
   op->user = r.handle;
   *request = r.handle;
   state(*self).ops.push_back(op);
-  // The point the stream has reached now: the operation may start once the stream is past it.
+  // A helper task of the rank posts the operation and waits for it, started once the stream is
+  // past the point it has reached now. Started at the call instead, each helper waited for its
+  // point in the PE's loop: every completion for the rank made all of them run again (Pe::wake),
+  // and with 8 ranks on one PE queuing 2 iterations ahead (jacobi3d_cuda --enqueue, H100) an
+  // iteration took 2.0 ms against 0.66 ms without enqueuing.
+  // Helpers start in the order their points are reached (a stream's events are polled in order),
+  // which is the order of the calls: MPI's order of messages holds.
   Rank *rank = self;
-  if (!pe.devptrs().watch_stream(static_cast<gpu::CUstream>(st->cuda), [op, rank](gpu::CUresult) {
-        op->reached = true;
-        rank->pe().wake(*rank);
-      }))
-    op->reached = true; // (the stream is unusable: the operation reports what it can)
-  pe.spawn_helper(*self, [op, rank, send, buf, count, type, peer, tag, comm] {
-    while (!op->reached)
-      rank->pe().block(send ? "MPIX_Isend_enqueue" : "MPIX_Irecv_enqueue");
-    MPI_Request inner = MPI_REQUEST_NULL;
-    const int e = send ? PMPI_Isend(buf, count, type, peer, tag, comm, &inner)
-                       : PMPI_Irecv(buf, count, type, peer, tag, comm, &inner);
-    op->status.MPI_ERROR = e;
-    if (e == MPI_SUCCESS) PMPI_Wait(&inner, &op->status);
-    if (send) {
-      op->status.MPI_SOURCE = MPI_ANY_SOURCE;
-      op->status.MPI_TAG = MPI_ANY_TAG;
-    }
-    finish(*rank, *op);
-  });
+  auto start = [op, rank, send, buf, count, type, peer, tag, comm] {
+    rank->pe().spawn_helper(*rank, [op, rank, send, buf, count, type, peer, tag, comm] {
+      MPI_Request inner = MPI_REQUEST_NULL;
+      const int e = send ? PMPI_Isend(buf, count, type, peer, tag, comm, &inner)
+                         : PMPI_Irecv(buf, count, type, peer, tag, comm, &inner);
+      op->status.MPI_ERROR = e;
+      if (e == MPI_SUCCESS) PMPI_Wait(&inner, &op->status);
+      if (send) {
+        op->status.MPI_SOURCE = MPI_ANY_SOURCE;
+        op->status.MPI_TAG = MPI_ANY_TAG;
+      }
+      finish(*rank, *op);
+    });
+  };
+  if (!pe.devptrs().watch_stream(static_cast<gpu::CUstream>(st->cuda),
+                                 [start](gpu::CUresult) { start(); }))
+    start(); // (the stream is unusable: the operation reports what it can)
   return MPI_SUCCESS;
 }
 
