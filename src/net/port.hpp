@@ -251,6 +251,10 @@ public:
   // through the network instead of memory (AMPI_DEBUG_SMP prints it; tests expect 0).
   virtual std::uint64_t same_process_sends() const noexcept { return 0; }
 
+  // Single-copy sends of ours (CMA, CUDA IPC) whose receiver has not acknowledged yet: the
+  // receiver copies them now or once it has matched them.
+  bool awaiting_copies() const noexcept { return ipc_waiting_ > 0; }
+
   std::uint64_t messages_sent() const noexcept final { return sent_; }
   std::uint64_t messages_received() const noexcept final { return received_; }
   std::size_t sends_in_flight() const noexcept final {
