@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -345,13 +344,6 @@ void Pe::run_rank(Rank &r) {
 int Pe::run() {
   int status = 0;
   int idle = 0;
-  // While a receiver copies a message of ours (Port::awaiting_copies), the PE spins up to
-  // kCopySpin before it sleeps: its acknowledgement comes within the copy's time, and waking a
-  // sleeping PE costs more. osu_latency 4 MiB between two processes (one process_vm_readv of the
-  // whole message each way) took 1.0-1.1 ms with the sleep after 2000 idle spins, 0.83-0.96 ms
-  // spinning, 0.80-0.86 ms for Open MPI (this VM, 2026-11-27).
-  constexpr auto kCopySpin = std::chrono::milliseconds(5);
-  std::chrono::steady_clock::time_point spinning_since{};
   // With other PEs, the loop ends only when all of them agree that every rank has finished.
   const bool remote = port_->remote();
   while (live_ranks_ > 0 || remote) {
@@ -377,16 +369,9 @@ int Pe::run() {
       if (termination_->idle(live_ranks_ == 0, !progressed && !scheduler_.has_ready())) break;
       if (progressed) {
         idle = 0;
-        spinning_since = {};
       } else if (++idle > 2000) {
-        idle = 0;
-        if (port_->awaiting_copies()) {
-          const auto now = std::chrono::steady_clock::now();
-          if (spinning_since == std::chrono::steady_clock::time_point{}) spinning_since = now;
-          if (now - spinning_since < kCopySpin) continue;
-        }
-        spinning_since = {};
         port_->wait(50);
+        idle = 0;
       }
       continue;
     }

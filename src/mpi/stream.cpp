@@ -163,20 +163,19 @@ int enqueue(const char *fn, bool send, void *buf, int count, MPI_Datatype type, 
   // Helpers start in the order their points are reached (a stream's events are polled in order),
   // which is the order of the calls: MPI's order of messages holds.
   Rank *rank = self;
-  auto start = [op, rank, send, buf, count, type, peer, tag, comm] {
-    rank->pe().spawn_helper(*rank, [op, rank, send, buf, count, type, peer, tag, comm] {
-      MPI_Request inner = MPI_REQUEST_NULL;
-      const int e = send ? PMPI_Isend(buf, count, type, peer, tag, comm, &inner)
-                         : PMPI_Irecv(buf, count, type, peer, tag, comm, &inner);
-      op->status.MPI_ERROR = e;
-      if (e == MPI_SUCCESS) PMPI_Wait(&inner, &op->status);
-      if (send) {
-        op->status.MPI_SOURCE = MPI_ANY_SOURCE;
-        op->status.MPI_TAG = MPI_ANY_TAG;
-      }
-      finish(*rank, *op);
-    });
+  auto body = [op, rank, send, buf, count, type, peer, tag, comm] {
+    MPI_Request inner = MPI_REQUEST_NULL;
+    const int e = send ? PMPI_Isend(buf, count, type, peer, tag, comm, &inner)
+                       : PMPI_Irecv(buf, count, type, peer, tag, comm, &inner);
+    op->status.MPI_ERROR = e;
+    if (e == MPI_SUCCESS) PMPI_Wait(&inner, &op->status);
+    if (send) {
+      op->status.MPI_SOURCE = MPI_ANY_SOURCE;
+      op->status.MPI_TAG = MPI_ANY_TAG;
+    }
+    finish(*rank, *op);
   };
+  auto start = [rank, body] { rank->pe().spawn_helper(*rank, body); };
   if (!pe.devptrs().watch_stream(static_cast<gpu::CUstream>(st->cuda),
                                  [start](gpu::CUresult) { start(); }))
     start(); // (the stream is unusable: the operation reports what it can)

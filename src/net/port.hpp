@@ -17,6 +17,7 @@
 #include "net/rma.hpp"
 #include "shm/shm.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -251,10 +252,6 @@ public:
   // through the network instead of memory (AMPI_DEBUG_SMP prints it; tests expect 0).
   virtual std::uint64_t same_process_sends() const noexcept { return 0; }
 
-  // Single-copy sends of ours (CMA, CUDA IPC) whose receiver has not acknowledged yet: the
-  // receiver copies them now or once it has matched them.
-  bool awaiting_copies() const noexcept { return ipc_waiting_ > 0; }
-
   std::uint64_t messages_sent() const noexcept final { return sent_; }
   std::uint64_t messages_received() const noexcept final { return received_; }
   std::size_t sends_in_flight() const noexcept final {
@@ -310,6 +307,8 @@ private:
   std::uint64_t sent_ = 0;
   std::uint64_t received_ = 0;
   std::size_t ipc_waiting_ = 0; // IPC notes not answered yet (their sends are in flight)
+  // arm(): since when it has refused to sleep for an unanswered IPC note (zero: not refusing).
+  std::chrono::steady_clock::time_point copy_wait_since_{};
 };
 
 // The port of a one-process job: no other PE, so nothing to send, receive or wait for.
