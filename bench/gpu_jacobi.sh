@@ -4,20 +4,24 @@
 # table of the mean time per iteration and the communication time per iteration (ms).
 #
 #   bench/gpu_jacobi.sh [--build DIR] [--bin JACOBI3D_CUDA] [-n N] [-i ITERS] [--ranks "1 2 4 8 16"]
-#                       [--pes "2 4 8"] [--two-gpu] [--out FILE]
+#                       [--pes "2 4 8"] [--halo "staging gpu-aware datatypes"] [--two-gpu]
+#                       [--out FILE]
 #   One GPU (default): R ranks for each R of --ranks, all on GPU 0 (CUDA_VISIBLE_DEVICES=0),
 #     as R virtual ranks of one process (ampirun -np 1 --vp R; no MPS) and as R processes
 #     (ampirun -np R --vp R) under the MPS daemon (started here for those runs when
 #     nvidia-cuda-mps-control exists and no daemon is named by CUDA_MPS_PIPE_DIRECTORY).
 #   --pes "T...": also R virtual ranks of one process over T PEs (SMP mode, ampirun
 #     --pes-per-process T: T threads share the process's CUDA context), for each T that divides R.
+#   --halo LIST: the halo modes, each a row (default "staging gpu-aware"): staging (faces through
+#     host memory), gpu-aware (device face buffers passed to MPI), datatypes (faces as subarray
+#     datatypes of the device grid, no pack kernels: jacobi3d_cuda --datatypes).
 #   --two-gpu: two GPUs, 1 and 4 ranks per GPU: one process per GPU holding its ranks as virtual
 #     ranks (ampirun -np 2 --vp R), and one process per rank (ampirun -np R --vp R, MPS).
 # The grid is N^3 doubles (default 256), 100 timed iterations after 10 warm-up.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-B=$ROOT/build-cuda BIN= N=256 ITERS=100 RANKS="1 2 4 8 16" PES= TWO=0 OUTF=
+B=$ROOT/build-cuda BIN= N=256 ITERS=100 RANKS="1 2 4 8 16" PES= TWO=0 OUTF= HALOS="staging gpu-aware"
 while [ $# -gt 0 ]; do
   case $1 in
     --build) B=$2; shift ;;
@@ -26,9 +30,10 @@ while [ $# -gt 0 ]; do
     -i) ITERS=$2; shift ;;
     --ranks) RANKS=$2; shift ;;
     --pes) PES=$2; shift ;;
+    --halo) HALOS=$2; shift ;;
     --two-gpu) TWO=1 ;;
     --out) OUTF=$2; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "gpu_jacobi.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -81,9 +86,13 @@ FAILS=0
 one() {
   label=$1 ranks=$2 np=$3 vp=$4 pes=$5
   shift 5
-  for mode in staging gpu-aware; do
-    flag=--gpu-aware
-    [ $mode = staging ] && flag=--staging
+  for mode in $HALOS; do
+    case $mode in
+      staging) flag=--staging ;;
+      gpu-aware) flag=--gpu-aware ;;
+      datatypes) flag="--gpu-aware --datatypes" ;;
+      *) echo "gpu_jacobi.sh: unknown halo mode $mode" >&2; exit 2 ;;
+    esac
     RUN=$((RUN + 1))
     log=$T/run$RUN.log
     env "$@" timeout "${JACOBI_TIMEOUT:-300}" "$AMPIRUN" -np "$np" --vp "$vp" --pes-per-process "$pes" "$BIN" -n "$N" -i "$ITERS" -w 10 $flag \

@@ -1,7 +1,7 @@
 # cmake/EmbedFile.cmake — run as `cmake -DIN=file -DOUT=file.cpp -DNAME=symbol -P EmbedFile.cmake`:
 # writes a C++ source that defines `extern "C" const unsigned char NAME[]` (64-byte aligned) and
 # `NAME_size` with the bytes of IN, for data that must live inside libampi.so (the device
-# reduction kernels' fatbin, src/devptr_cache/reduce_kernels.cu). A C array rather than .incbin:
+# kernels' fatbin, src/devptr_cache/device_kernels.cu). A C array rather than .incbin:
 # ccache hashes the preprocessed source, so the bytes must be in it.
 file(READ ${IN} hex HEX)
 string(LENGTH "${hex}" n)

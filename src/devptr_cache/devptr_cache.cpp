@@ -14,13 +14,13 @@ namespace {
 
 constexpr std::uintptr_t kPage = 4096;
 
-[[noreturn]] void cuda_fail(const char *what, CUresult r) {
+} // namespace
+
+void cuda_fail(const char *what, CUresult r) {
   std::fprintf(stderr, "ampi: %s failed: %s (CUDA error %d)\n", what, cuda_error_string(r), r);
   std::fflush(stderr);
   std::abort();
 }
-
-} // namespace
 
 static_assert(sizeof(Memcpy2D) == 128 && sizeof(Memcpy3D) == 200, "cuda.h's CUDA_MEMCPY2D/3D_v2");
 
@@ -344,6 +344,16 @@ bool DevPtrCache::copy_rects(void *packed, void *strided, const Rect *rects, std
                              bool pack) {
   const Driver &d = driver();
   CUstream s = stream_for_current_context(strided);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    total += rects[i].width * rects[i].height * rects[i].depth;
+  const Rect whole{0, total, 1, 1, total, 0};
+  if (pack ? copy_strided(packed, &whole, 1, strided, rects, n, total, s)
+           : copy_strided(strided, rects, n, packed, &whole, 1, total, s)) {
+    if (CUresult r = d.cuStreamSynchronize(s); r != kCudaSuccess)
+      cuda_fail("cuStreamSynchronize", r);
+    return true;
+  }
   const auto base = reinterpret_cast<CUdeviceptr>(strided);
   CUdeviceptr at = reinterpret_cast<CUdeviceptr>(packed);
   for (std::size_t i = 0; i < n; ++i) {
@@ -403,8 +413,16 @@ void DevPtrCache::sync_legacy_stream() {
 
 void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind /*src_kind*/,
                              std::size_t n, std::function<void()> done) {
-  const Driver &d = driver();
   const CUcontext ctx = current_context(is_device(dst_kind) ? dst : src);
+  CUstream s = next_copy_stream(ctx);
+  if (CUresult r = driver().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                          reinterpret_cast<CUdeviceptr>(src), n, s);
+      r != kCudaSuccess)
+    cuda_fail("cuMemcpyAsync", r);
+  track(ctx, s, std::move(done));
+}
+
+CUstream DevPtrCache::next_copy_stream(CUcontext ctx) {
   // The context's streams for asynchronous copies, used in turn (made on first use).
   const std::size_t want = next_copy_stream_++ % copy_streams_per_ctx_;
   auto pick = [&] {
@@ -418,6 +436,11 @@ void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKi
     make_copy_streams(ctx);
     s = pick();
   }
+  return s;
+}
+
+void DevPtrCache::track(CUcontext ctx, CUstream s, std::function<void()> done) {
+  const Driver &d = driver();
   CUevent ev = nullptr;
   for (auto it = free_events_.begin(); it != free_events_.end(); ++it)
     if (it->first == ctx) {
@@ -428,10 +451,7 @@ void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKi
   if (!ev)
     if (CUresult r = d.cuEventCreate(&ev, kEventDisableTiming); r != kCudaSuccess)
       cuda_fail("cuEventCreate", r);
-  CUresult r =
-      d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
-  if (r != kCudaSuccess) cuda_fail("cuMemcpyAsync", r);
-  if ((r = d.cuEventRecord(ev, s)) != kCudaSuccess) cuda_fail("cuEventRecord", r);
+  if (CUresult r = d.cuEventRecord(ev, s); r != kCudaSuccess) cuda_fail("cuEventRecord", r);
   pending_.push_back(Pending{ev, std::move(done), {}, true, s});
 }
 
@@ -453,6 +473,12 @@ void DevPtrCache::prepare_streams() {
   if (driver().cuCtxGetCurrent(&ctx) != kCudaSuccess || !ctx) return;
   static_cast<void>(stream_for_current_context(nullptr));
   make_copy_streams(ctx);
+  // The kernels' module too: loading a module waits for the context's streams, and later one may
+  // wait for MPI (MPIX_Wait_enqueue): jacobi3d_cuda --enqueue --datatypes with 8 ranks on one PE
+  // hung in the load at the first strided copy (H100, bench/results/2026-11-27-s10-gpu/run1).
+  // Not with our first stream of a context: that may come while a program's kernel waits for
+  // the host (MPIX_GPU_Iinvoke's test: the load waited for it).
+  if (device_pack_ || device_reduce_) static_cast<void>(kernel("ampi_strided_copy_1"));
 }
 
 namespace {

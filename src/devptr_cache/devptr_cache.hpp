@@ -16,6 +16,7 @@
 
 #include "copy/copy.hpp"
 #include "devptr_cache/cuda_driver.hpp"
+#include "devptr_cache/strided_plan.hpp"
 
 #include <array>
 #include <cstddef>
@@ -72,6 +73,9 @@ private:
   std::size_t size_ = 0;
 };
 
+// Reports a CUDA call that failed where nothing can recover (naming the call) and aborts the job.
+[[noreturn]] void cuda_fail(const char *what, CUresult r);
+
 class DevPtrCache {
 public:
   // Streams per context for asynchronous copies, by default: several copies at once go faster.
@@ -112,28 +116,40 @@ public:
                    const Piece *pieces, std::size_t n);
 
   // ---- device-side packing of non-contiguous datatypes (p2p/data.cpp) ----
-  // A strided block of memory from `disp` on: `depth` slabs `slab` bytes apart, each `height`
-  // rows of `width` bytes `pitch` apart (height 1: one run; depth 1: 2-D). Packed, it is
-  // width * height * depth bytes, slab by slab, row by row.
-  struct Rect {
-    std::ptrdiff_t disp = 0;
-    std::size_t width = 0, height = 1, depth = 1;
-    std::size_t pitch = 0, slab = 0;
-  };
+  // A strided block of memory (strided_plan.hpp).
+  using Rect = gpu::Rect;
   // Whether copy_rects() can run here: AMPI_GPU_DEVICE_PACK is on and the driver has strided
   // copies and cuMemAlloc.
   bool can_copy_rects() const noexcept;
   // Gathers the rects of `strided` (pack) into consecutive bytes at `packed`, or scatters
-  // consecutive bytes at `packed` into them (unpack); both are device memory. The copy engines do
-  // it: one cuMemcpy2DAsync per 2-D rect (a vector's blocks), one cuMemcpy3DAsync per 3-D one (a
-  // subarray's face), all on our stream of the context, then one synchronize (no yield: packing
-  // also runs in progress callbacks, and a 512 KiB face takes microseconds). False when the
-  // driver refuses a copy (a pitch it does not take): the caller stages through the host then,
-  // which rewrites everything (pack and unpack are idempotent).
+  // consecutive bytes at `packed` into them (unpack); both are device memory. The kernels of
+  // strided_copy.cu do it where this build has them (a face of 65536 rows of 8 bytes is one
+  // launch), else the copy engines: one cuMemcpy2DAsync per 2-D rect (a vector's blocks), one
+  // cuMemcpy3DAsync per 3-D one (a subarray's face). All on our stream of the context, then one
+  // synchronize (no yield: packing also runs in progress callbacks, and a 512 KiB face takes
+  // microseconds). False when the driver refuses a copy (a pitch it does not take): the caller
+  // stages through the host then, which rewrites everything (pack and unpack are idempotent).
   bool copy_rects(void *packed, void *strided, const Rect *rects, std::size_t n, bool pack);
   // A device buffer of at least `n` bytes in the current context (made current as
   // ensure_context(near) does), from the PE's pool; empty when the driver cannot allocate.
   DeviceBuffer device_buffer(std::size_t n, const void *near);
+
+  // ---- strided copies by kernels (strided_copy.cpp) ----
+  // Segments a copy may take (strided_plan.hpp); more, and the callers pack through a buffer.
+  static constexpr std::size_t kMaxStridedSegments = 64;
+  // Copies packed bytes [0, n) of the rects `src` (from `src_base`) into packed bytes [0, n) of
+  // the rects `dst` (from `dst_base`), both plain device memory of the current context (made
+  // current as ensure_context(dst_base) does), with strided_copy.cu's kernels on `stream`;
+  // returns without waiting. False, with nothing launched, when they do not apply: no kernels in
+  // this build or context, AMPI_GPU_DEVICE_PACK=0, more than kMaxStridedSegments segments, or a
+  // launch refused (what was launched before it is waited for).
+  bool copy_strided(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
+                    const Rect *src, std::size_t ns, std::size_t n, CUstream stream);
+  // Likewise on one of our copy streams (as copy_async), calling `done` from poll_copies() once
+  // the copy has finished; false (nothing started, `done` never called) where copy_strided is.
+  bool copy_strided_async(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
+                          const Rect *src, std::size_t ns, std::size_t n,
+                          std::function<void()> done);
 
   // ---- device-side reductions (reduce_kernels.cpp) ----
   // Whether reduce() can run here: AMPI_GPU_DEVICE_REDUCE is on, this build embeds the kernels
@@ -173,10 +189,10 @@ public:
   // end while its context lives; nullptr and the driver's error in `*err` on failure.
   CUstream create_stream(unsigned flags, CUresult *err);
   // Makes our streams of the current context (the one for synchronous copies, the copy streams)
-  // now rather than at the first copy: called when a rank makes its own stream, early in the
-  // program. Made later, while a stream waits for MPI (MPIX_Wait_enqueue), cuStreamCreate could
-  // wait behind it: jacobi3d_cuda --enqueue with 8 PEs of one process hung there (H100,
-  // bench/results/2026-11-26-s7-gpu/run5).
+  // and loads the kernels' module there now rather than at the first use: called when a rank
+  // makes its own stream or an MPIX stream, early in the program. Made later, while a stream waits
+  // for MPI (MPIX_Wait_enqueue), cuStreamCreate could wait behind it: jacobi3d_cuda --enqueue with
+  // 8 PEs of one process hung there (H100, bench/results/2026-11-26-s7-gpu/run5).
   void prepare_streams();
 
   // A word of mapped, pinned host memory that a CUDA stream can wait on (cuStreamWaitValue32):
@@ -298,6 +314,14 @@ private:
   std::size_t async_bytes_;
   bool device_pack_;
   bool device_reduce_;
+  // The embedded kernel `name` in the current context, loading the module there on first use
+  // (kernels.cpp); nullptr when this build, the GPU or the driver has none.
+  CUfunction kernel(const char *name);
+  // A copy stream of `ctx` (made on first use), the next in turn.
+  CUstream next_copy_stream(CUcontext ctx);
+  // Records an event of ours on `s` after the work just queued there and calls `done` from
+  // poll_copies() once it has completed.
+  void track(CUcontext ctx, CUstream s, std::function<void()> done);
   // The kernels' module per context, and the functions looked up in it (by name).
   struct Kernel {
     CUcontext ctx;

@@ -309,6 +309,7 @@ extern "C" int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) {
                      "mapped host memory for the stream's word (cuMemHostAlloc or "
                      "cuMemHostGetDevicePointer) failed: %s",
                      gpu::cuda_error_string(e));
+      self->pe().devptrs().prepare_streams(); // before this stream waits for MPI
     }
   }
   State &s = state(*self);

@@ -75,8 +75,11 @@ struct IpcNote {
   gpu::IpcRef ref;
   std::uint64_t sender_request; // handed back by IpcDone / IpcRefused
   std::int32_t sender_pe;
-  std::int32_t pad;
+  // kIpcFromLayout: a sender of this process whose data is its request's non-contiguous device
+  // layout (p2p/ipc.cpp's send_layout); `ref` is unset then.
+  std::int32_t flags;
 };
+inline constexpr std::int32_t kIpcFromLayout = 1;
 struct IpcDone {
   static constexpr AmKind kKind = AmKind::IpcDone;
   std::uint64_t sender_request;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace ampi {
 class Pe;
@@ -36,6 +37,14 @@ struct Outgoing {
 void send_host(Request &req, const Outgoing &m, Protocol protocol, int dest_pe);
 void send_ipc(Request &req, const Outgoing &m, int dest_pe);
 void send_net(Request &req, const Outgoing &m, Protocol protocol, int dest_pe);
+
+// Same host, another PE of this process (SMP mode): device data of a non-contiguous datatype
+// (`count` elements of `type` at `buf`) goes unpacked; the receiver copies it from the sender's
+// layout straight into its own (data.hpp's copy_from_layout) and acknowledges as for CUDA IPC.
+// False, with nothing sent, where that does not apply (this PE, another process, host or managed
+// memory, the table would not choose CUDA IPC, device packing off).
+bool send_layout(Request &req, const Route &route, void *buf, std::size_t count,
+                 std::shared_ptr<const datatype::Type> type);
 
 // Network: receives the data of a matched rendezvous message (posted under `data_id`) straight
 // into the receive buffer; completes when it is there.

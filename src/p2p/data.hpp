@@ -28,6 +28,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -105,6 +106,15 @@ void store_runs(const datatype::Type &t, std::size_t count, const std::byte *as_
 // The non-contiguous cases (data.cpp).
 void start_send_packed(Request &req, const Route &route, const Data &d, Mode mode);
 void start_recv_packed(Request &req, std::uint32_t context, int source, int tag, const Data &d);
+// A receive `rreq` (matched, its status set) takes the packed bytes [0, n) of the send `sreq` of
+// this process, whose data is its non-contiguous device layout (backend.hpp's send_layout: the
+// request holds the type, buffer and count). Where both sides are plain device memory whose
+// layouts are short lists of rectangles, the kernels copy from one layout into the other on a
+// copy stream: false then, and `done` runs once the data is in place (the receive needs no
+// unpacking). Otherwise the sender's elements are packed now into what the receive lands in
+// (its buffer, or its staging copy that it unpacks on completion): true.
+bool copy_from_layout(Request &rreq, const Request &sreq, std::size_t n,
+                      std::function<void()> done);
 
 // Starts a send of `d`. Contiguous data is sent in place; other data is packed straight into a
 // posted receive of this PE, or into a staging copy the request owns.

@@ -3,9 +3,12 @@
 // straight from the sender's buffer with CUDA IPC (one device-to-device copy) and acknowledges
 // (IpcDone), which completes the send like a synchronous one. A receiver that cannot open the
 // memory answers IpcRefused; the sender then posts the data on the network (IpcData) and uses
-// the network for that PE from then on. (A shared-memory path for host data goes here later.)
+// the network for that PE from then on. Between PEs of one process, device data of a
+// non-contiguous datatype goes unpacked (send_layout): the receiver copies from the sender's
+// layout into its own, one kernel per segment (data.hpp's copy_from_layout).
 #include "core/pe.hpp"
 #include "p2p/backend.hpp"
+#include "p2p/data.hpp"
 #include "p2p/net_handler.hpp"
 
 #include <cstdio>
@@ -56,6 +59,46 @@ void send_ipc(Request &req, const Outgoing &m, int dest_pe) {
   pe.port().send(dest_pe, note);
 }
 
+bool send_layout(Request &req, const Route &route, void *buf, std::size_t count,
+                 std::shared_ptr<const datatype::Type> type) {
+  Pe &pe = req.owner->pe();
+  const int ppp = pe.config().pes_per_process;
+  if (ppp == 1 || pe.local(route.dest_world)) return false;
+  const int dest_pe = pe.pe_of(route.dest_world);
+  if (dest_pe / ppp != pe.port().my_pe() / ppp) return false;
+  gpu::DevPtrCache &mem = pe.devptrs();
+  const std::size_t bytes = type->size * count;
+  if (mem.kind(buf) != gpu::MemKind::Device || !mem.can_copy_rects() ||
+      !pe.net_handler().ipc_reachable(dest_pe))
+    return false;
+  const Choice c =
+      pe.protocols().choose(Locality::SameHost, gpu::MemKind::Device, bytes, /*synchronous=*/false);
+  if (c.protocol != Protocol::HostIpc) return false;
+  if (pe.protocols().tracing()) [[unlikely]]
+    pe.protocols().trace(c, gpu::MemKind::Device, bytes, req.owner->world_rank, route.dest_world);
+  req.kind = Kind::Send;
+  req.complete = false;
+  req.cancelled = false;
+  req.send_buf = buf;
+  req.bytes = bytes;
+  req.unmatched = nullptr;
+  req.peer = nullptr;
+  req.status_error = MPI_SUCCESS;
+  req.status_bytes = bytes;
+  Request::Extra &x = req.ext();
+  x.dtype = std::move(type);
+  x.user_buf = buf;
+  x.user_count = count;
+  x.layout = true;
+  net::IpcNote note{};
+  note.env = {route.context, route.source, route.tag, route.dest_world, bytes};
+  note.sender_request = reinterpret_cast<std::uintptr_t>(&req);
+  note.sender_pe = pe.port().my_pe();
+  note.flags = net::kIpcFromLayout;
+  pe.port().send(dest_pe, note);
+  return true;
+}
+
 bool receive_ipc(Request &rreq, const net::IpcNote &note) {
   Pe &pe = rreq.owner->pe();
   const std::size_t bytes = note.env.bytes;
@@ -64,6 +107,18 @@ bool receive_ipc(Request &rreq, const net::IpcNote &note) {
   rreq.status_tag = note.env.tag;
   rreq.status_error = bytes > rreq.capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
   rreq.status_bytes = n;
+  if (note.flags == net::kIpcFromLayout) {
+    // A sender of this process: its layout, in its request, is readable here (never refused).
+    const auto &sreq =
+        *reinterpret_cast<const Request *>(static_cast<std::uintptr_t>(note.sender_request));
+    if (!copy_from_layout(rreq, sreq, n, [&pe, &rreq, note] {
+          ack(pe, note);
+          complete(rreq);
+        }))
+      return false;
+    ack(pe, note);
+    return true;
+  }
   if (n) {
     const bool refuse_all = pe.protocols().limits().gpu_ipc_refuse;
     gpu::DevPtrCache &mem = pe.devptrs();

@@ -6,6 +6,7 @@
 
 #include "core/pe.hpp"
 #include "p2p/backend.hpp"
+#include "p2p/data.hpp"
 #include "p2p/net_handler.hpp"
 #include "p2p/self.hpp"
 
@@ -104,6 +105,24 @@ void start_recv(Request &req, std::uint32_t context, int source, int tag, void *
     if (m.data_tag) { // rendezvous from another PE: completes when the data is in
       receive_net_data(req, m.envelope.source, m.envelope.tag, m.bytes, m.data_tag);
       self.pe().messages().put(m);
+      return;
+    }
+    if (Request *sreq = m.send_request; sreq && sreq->extra && sreq->extra->layout) {
+      // A device send of this PE left in its layout (data.cpp): copied from it into ours.
+      sreq->unmatched = nullptr;
+      req.status_source = m.envelope.source;
+      req.status_tag = m.envelope.tag;
+      req.status_error = m.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+      req.status_bytes = m.bytes > capacity ? capacity : m.bytes;
+      self.pe().messages().put(m);
+      if (copy_from_layout(req, *sreq, req.status_bytes, [&req, sreq] {
+            complete(*sreq);
+            complete(req);
+          })) {
+        complete(*sreq);
+        req.complete = true; // the caller is running: no wake-up needed
+        if (req.on_complete) req.on_complete(req);
+      }
       return;
     }
     if (Request *sreq = m.send_request) {

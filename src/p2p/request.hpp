@@ -116,6 +116,10 @@ struct Request::Extra {
   std::shared_ptr<const datatype::Type> dtype;
   void *user_buf = nullptr;
   std::size_t user_count = 0;
+  // A send whose data stays in its non-contiguous device layout (`user_count` elements of `dtype`
+  // at `user_buf`), not packed: a receiver of this process copies from that layout into its own
+  // (p2p/data.hpp's copy_from_layout).
+  bool layout = false;
   // MPI_*_init: the operation MPI_Start repeats.
   std::unique_ptr<Persistent> op;
   // MPI_Grequest_start: the user's callbacks.
