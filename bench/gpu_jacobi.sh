@@ -16,7 +16,8 @@
 #     host memory), gpu-aware (device face buffers passed to MPI), datatypes (faces as subarray
 #     datatypes of the device grid, no pack kernels: jacobi3d_cuda --datatypes).
 #   --two-gpu: two GPUs, 1 and 4 ranks per GPU: one process per GPU holding its ranks as virtual
-#     ranks (ampirun -np 2 --vp R), and one process per rank (ampirun -np R --vp R, MPS).
+#     ranks (ampirun -np 2 --vp R; with --pes, also over T PEs each), and one process per rank
+#     (ampirun -np R --vp R, MPS).
 # The grid is N^3 doubles (default 256), 100 timed iterations after 10 warm-up.
 set -u
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --halo) HALOS=$2; shift ;;
     --two-gpu) TWO=1 ;;
     --out) OUTF=$2; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "gpu_jacobi.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -128,6 +129,10 @@ else
   for per in 1 4; do
     r=$((2 * per))
     one "2 GPUs, $per/GPU, 2 processes" "$r" 2 "$r" 1
+    for t in $PES; do
+      [ "$t" -le "$per" ] && [ $((per % t)) -eq 0 ] && [ "$t" -gt 1 ] &&
+        one "2 GPUs, $per/GPU, 2 procs, $t PEs each" "$r" 2 "$r" "$t"
+    done
     if [ $per -gt 1 ]; then
       mps_start
       one "2 GPUs, $per/GPU, $r processes (MPS=$MPS)" "$r" "$r" "$r" 1
