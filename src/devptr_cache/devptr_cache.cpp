@@ -215,9 +215,11 @@ MemKind DevPtrCache::query(std::uintptr_t a) {
   unsigned managed = 0;
   std::uintptr_t start = 0;
   std::size_t size = 0;
-  int attrs[] = {kAttrMemoryType, kAttrBufferId, kAttrIsManaged, kAttrRangeStart, kAttrRangeSize};
-  void *values[] = {&memtype, &id, &managed, &start, &size};
-  const CUresult r = driver().cuPointerGetAttributes(5, attrs, values, a);
+  CUcontext ctx = nullptr;
+  int attrs[] = {kAttrMemoryType, kAttrBufferId,  kAttrIsManaged,
+                 kAttrRangeStart, kAttrRangeSize, kAttrContext};
+  void *values[] = {&memtype, &id, &managed, &start, &size, &ctx};
+  const CUresult r = driver().cuPointerGetAttributes(6, attrs, values, a);
   ++stats_.queries;
   Entry e;
   // (Virtual-memory-management mappings may report buffer id 0: still device memory; a hit then
@@ -225,6 +227,7 @@ MemKind DevPtrCache::query(std::uintptr_t a) {
   if (r == kCudaSuccess && (managed || memtype == kMemoryTypeDevice)) {
     e.kind = managed ? MemKind::Managed : MemKind::Device;
     e.stamp = id;
+    e.ctx = ctx;
     e.base = size ? start : a;
     e.end = size ? start + size : a + 1;
   } else {

@@ -95,6 +95,12 @@ public:
     return lookup(p);
   }
 
+  // The context whose device memory `p` points into (nullptr: host memory, or not known).
+  CUcontext context_of(const void *p) {
+    if (!is_device(kind(p))) return nullptr;
+    return entries_[mru_].ctx; // (kind() left p's entry the most recent)
+  }
+
   // Copies `n` bytes; either side may be device memory (one cuMemcpyAsync on a stream of ours
   // plus a synchronize), host to host is copy::copy (memcpy without rep movsb's slow relative
   // alignments). Aborts the job on a CUDA error.
@@ -140,9 +146,11 @@ public:
   // Copies packed bytes [0, n) of the rects `src` (from `src_base`) into packed bytes [0, n) of
   // the rects `dst` (from `dst_base`), both plain device memory of the current context (made
   // current as ensure_context(dst_base) does), with strided_copy.cu's kernels on `stream`;
-  // returns without waiting. False, with nothing launched, when they do not apply: no kernels in
-  // this build or context, AMPI_GPU_DEVICE_PACK=0, more than kMaxStridedSegments segments, or a
-  // launch refused (what was launched before it is waited for).
+  // returns without waiting. False, with nothing launched, when they do not apply: either side's
+  // memory belongs to another context (a kernel may not reach another GPU's memory; the copy
+  // engines do), no kernels in this build or context, AMPI_GPU_DEVICE_PACK=0, more than
+  // kMaxStridedSegments segments, or a launch refused (what was launched before it is waited
+  // for).
   bool copy_strided(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
                     const Rect *src, std::size_t ns, std::size_t n, CUstream stream);
   // Likewise on one of our copy streams (as copy_async), calling `done` from poll_copies() once
@@ -258,6 +266,7 @@ private:
     std::uintptr_t base = 0, end = 0; // [base, end); end == 0: empty
     std::uint64_t stamp = 0;          // device: CUDA buffer id; host: mapping generation
     MemKind kind = MemKind::Host;
+    CUcontext ctx = nullptr; // device: the context the memory was allocated in
   };
   static constexpr std::size_t kEntries = 32;
 

@@ -31,8 +31,9 @@ bool DevPtrCache::copy_strided(void *dst_base, const Rect *dst, std::size_t nd,
                                const void *src_base, const Rect *src, std::size_t ns, std::size_t n,
                                CUstream stream) {
   if (!device_pack_ || !cuda_loaded()) return false;
-  static_cast<void>(current_context(dst_base));
+  const CUcontext ctx = current_context(dst_base);
   if (n == 0) return true;
+  if (context_of(dst_base) != ctx || context_of(src_base) != ctx) return false;
   std::vector<StridedSegment> plan;
   const std::size_t unit = plan_strided_copy(reinterpret_cast<std::uintptr_t>(dst_base), dst, nd,
                                              reinterpret_cast<std::uintptr_t>(src_base), src, ns, n,
