@@ -112,6 +112,9 @@ public:
   UnexpectedMessage *take_unexpected(const Pattern &p) noexcept;
   // Queues a receive that found no message (posting order = call order).
   void add_posted(PostedReceive &r);
+  // take_unexpected(r.pattern), and add_posted(r) when that finds nothing, with one bucket lookup
+  // instead of two for an exact pattern (every MPI_Irecv that arrives before its message).
+  UnexpectedMessage *take_unexpected_or_post(PostedReceive &r);
   // Probe: the earliest-arrived message matching `p`, left in place, or nullptr.
   UnexpectedMessage *peek_unexpected(const Pattern &p) noexcept;
   // Cancel: unlinks a posted receive still queued; false if it is not queued.
@@ -169,8 +172,20 @@ private:
     return p.source != kAnySource && p.tag != kAnyTag;
   }
 
-  Bucket *find_bucket(const Key &k) noexcept;
-  Bucket &bucket_for(const Key &k); // finds or creates; may sweep empty buckets first
+  // Repeated traffic (ping-pong, halo exchanges, a window of sends) keeps using one key: the
+  // last bucket is checked inline, the hash lookup is a call (engine.cpp).
+  Bucket *find_bucket(const Key &k) noexcept {
+    if (last_bucket_ && last_key_ == k) [[likely]]
+      return last_bucket_;
+    return find_bucket_slow(k);
+  }
+  Bucket &bucket_for(const Key &k) { // finds or creates; may sweep empty buckets first
+    if (last_bucket_ && last_key_ == k) [[likely]]
+      return *last_bucket_;
+    return bucket_for_slow(k);
+  }
+  Bucket *find_bucket_slow(const Key &k) noexcept;
+  Bucket &bucket_for_slow(const Key &k);
   void sweep_empty_buckets() noexcept;
   void unlink(UnexpectedMessage &m) noexcept;
   std::vector<const PostedReceive *> posted_in_order() const;
