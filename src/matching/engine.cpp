@@ -38,7 +38,7 @@ void Engine::unlink(UnexpectedMessage &m) noexcept {
   --unexpected_count_;
 }
 
-PostedReceive *Engine::take_posted(const Envelope &env) noexcept {
+PostedReceive *Engine::take_posted_any(const Envelope &env) noexcept {
   PostedReceive *best = nullptr;
   if (Bucket *b = find_bucket(key_of(env)); b && !b->posted.empty()) best = &b->posted.front();
   // The wildcard list is in posting order: stop at the first match or once it is later than the

@@ -104,8 +104,18 @@ public:
   ~Engine() = default; // the lists' destructors unlink (never destroy) entries still queued
 
   // An arriving message: removes and returns the earliest-posted receive matching `env`, or
-  // nullptr.
-  PostedReceive *take_posted(const Envelope &env) noexcept;
+  // nullptr. Inline while no wildcard receive is posted (the front of the message's bucket, if
+  // any); else take_posted_any (engine.cpp).
+  PostedReceive *take_posted(const Envelope &env) noexcept {
+    if (!wildcard_posted_.empty()) [[unlikely]]
+      return take_posted_any(env);
+    Bucket *b = find_bucket(key_of(env));
+    if (!b || b->posted.empty()) return nullptr;
+    PostedReceive &r = b->posted.front();
+    r.hook_.unlink();
+    --posted_count_;
+    return &r;
+  }
   // Queues a message that found no receive (arrival order = call order).
   void add_unexpected(UnexpectedMessage &m);
   // A new receive: removes and returns the earliest-arrived message matching `p`, or nullptr.
@@ -185,6 +195,7 @@ private:
     return bucket_for_slow(k);
   }
   Bucket *find_bucket_slow(const Key &k) noexcept;
+  PostedReceive *take_posted_any(const Envelope &env) noexcept;
   Bucket &bucket_for_slow(const Key &k);
   void sweep_empty_buckets() noexcept;
   void unlink(UnexpectedMessage &m) noexcept;
