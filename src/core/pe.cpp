@@ -125,6 +125,14 @@ int Placement::pe_of(int rank) const noexcept {
   return rank < big ? rank / (base + 1) : extra + (rank - big) / base;
 }
 
+PlacementRoutes::PlacementRoutes(const Placement &p) noexcept
+    : npes_(static_cast<std::uint32_t>(p.npes)),
+      base_(static_cast<std::uint32_t>(p.world_size / p.npes)),
+      base1_(static_cast<std::uint32_t>(p.world_size / p.npes + 1)),
+      big_(static_cast<std::uint32_t>(p.world_size % p.npes * (p.world_size / p.npes + 1))),
+      extra_(static_cast<std::uint32_t>(p.world_size % p.npes)), round_robin_(p.round_robin) {
+}
+
 int Placement::rank_at(int pe, int index) const noexcept {
   return round_robin ? pe + index * npes : first_of(pe) + index;
 }

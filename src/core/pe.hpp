@@ -43,6 +43,42 @@ struct Placement {
   int rank_at(int pe, int index) const noexcept; // the PE's index-th rank
 };
 
+// n / d for every n and d >= 1 below 2^32 by one multiply-high instead of a division (Lemire,
+// Kaser and Kurz 2019: M = 2^64 / d rounded up is exact for 32-bit operands), for divisors fixed
+// at start-up.
+class Divisor {
+public:
+  Divisor() = default;
+  explicit Divisor(std::uint32_t d) noexcept : m_(d > 1 ? ~std::uint64_t{0} / d + 1 : 0), d_(d) {}
+  std::uint32_t divide(std::uint32_t n) const noexcept {
+    return m_ ? static_cast<std::uint32_t>((static_cast<unsigned __int128>(m_) * n) >> 64) : n;
+  }
+  std::uint32_t value() const noexcept { return d_; }
+
+private:
+  std::uint64_t m_ = 0; // 0: d is 1
+  std::uint32_t d_ = 1;
+};
+
+// Placement::pe_of with its divisors prepared once: every send to another PE asks it, and its
+// two integer divisions were 4% of osu_bw's cycles at 8 B (callgrind).
+class PlacementRoutes {
+public:
+  PlacementRoutes() = default;
+  explicit PlacementRoutes(const Placement &p) noexcept;
+  int pe_of(int rank) const noexcept {
+    const auto r = static_cast<std::uint32_t>(rank);
+    if (round_robin_) return static_cast<int>(r - npes_.divide(r) * npes_.value());
+    return static_cast<int>(r < big_ ? base1_.divide(r) : extra_ + base_.divide(r - big_));
+  }
+
+private:
+  Divisor npes_, base_, base1_; // npes, base = world_size / npes, base + 1
+  std::uint32_t big_ = 0;       // the ranks in the first `extra_` blocks, of base + 1 each
+  std::uint32_t extra_ = 0;     // world_size % npes
+  bool round_robin_ = false;
+};
+
 struct PeConfig {
   Placement placement;
   int my_pe = 0;
@@ -103,7 +139,7 @@ public:
   // table of the whole job per PE.
   int pe_of(int world_rank) const noexcept {
     if (routes_.empty()) [[likely]]
-      return config_.placement.pe_of(world_rank);
+      return placement_routes_.pe_of(world_rank);
     return routes_[static_cast<std::size_t>(world_rank)];
   }
   // The ranks this PE runs now (its home ranks, less those migrated away, plus those migrated in).
@@ -239,6 +275,7 @@ private:
   static constinit thread_local Rank
       *thread_rank_; // set while a created thread is inside an MPI call
   PeConfig config_;
+  PlacementRoutes placement_routes_{config_.placement}; // pe_of before any migration
   MainFn user_main_;
   std::vector<std::string> args_;
   char **envp_;

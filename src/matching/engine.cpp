@@ -8,9 +8,7 @@
 
 namespace ampi::matching {
 
-Engine::Bucket *Engine::find_bucket(const Key &k) noexcept {
-  // Repeated traffic (ping-pong, halo exchanges) keeps using one key: skip the hash lookup.
-  if (last_bucket_ && last_key_ == k) return last_bucket_;
+Engine::Bucket *Engine::find_bucket_slow(const Key &k) noexcept {
   auto it = buckets_.find(k);
   if (it == buckets_.end()) return nullptr;
   last_key_ = k;
@@ -18,8 +16,8 @@ Engine::Bucket *Engine::find_bucket(const Key &k) noexcept {
   return last_bucket_;
 }
 
-Engine::Bucket &Engine::bucket_for(const Key &k) {
-  if (Bucket *b = find_bucket(k)) return *b;
+Engine::Bucket &Engine::bucket_for_slow(const Key &k) {
+  if (Bucket *b = find_bucket_slow(k)) return *b;
   // Sweep before creating, so the new (still empty) bucket cannot be swept.
   if (buckets_.size() >= 4 * (posted_count_ + unexpected_count_) + 64) sweep_empty_buckets();
   last_key_ = k;
@@ -40,7 +38,7 @@ void Engine::unlink(UnexpectedMessage &m) noexcept {
   --unexpected_count_;
 }
 
-PostedReceive *Engine::take_posted(const Envelope &env) noexcept {
+PostedReceive *Engine::take_posted_any(const Envelope &env) noexcept {
   PostedReceive *best = nullptr;
   if (Bucket *b = find_bucket(key_of(env)); b && !b->posted.empty()) best = &b->posted.front();
   // The wildcard list is in posting order: stop at the first match or once it is later than the
@@ -91,6 +89,26 @@ void Engine::add_posted(PostedReceive &r) {
     wildcard_posted_.push_back(r);
   r.seq_ = next_seq_++;
   ++posted_count_;
+}
+
+UnexpectedMessage *Engine::take_unexpected_or_post(PostedReceive &r) {
+  assert(!r.hook_.is_linked());
+  const Pattern &p = r.pattern;
+  if (!is_exact(p)) {
+    if (UnexpectedMessage *m = take_unexpected(p)) return m;
+    add_posted(r);
+    return nullptr;
+  }
+  Bucket &b = bucket_for({p.context, p.source, p.tag}); // the message's bucket, or the receive's
+  if (!b.unexpected.empty()) {
+    UnexpectedMessage &m = b.unexpected.front();
+    unlink(m);
+    return &m;
+  }
+  b.posted.push_back(r);
+  r.seq_ = next_seq_++;
+  ++posted_count_;
+  return nullptr;
 }
 
 bool Engine::remove_posted(PostedReceive &r) noexcept {

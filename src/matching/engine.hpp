@@ -104,14 +104,27 @@ public:
   ~Engine() = default; // the lists' destructors unlink (never destroy) entries still queued
 
   // An arriving message: removes and returns the earliest-posted receive matching `env`, or
-  // nullptr.
-  PostedReceive *take_posted(const Envelope &env) noexcept;
+  // nullptr. Inline while no wildcard receive is posted (the front of the message's bucket, if
+  // any); else take_posted_any (engine.cpp).
+  PostedReceive *take_posted(const Envelope &env) noexcept {
+    if (!wildcard_posted_.empty()) [[unlikely]]
+      return take_posted_any(env);
+    Bucket *b = find_bucket(key_of(env));
+    if (!b || b->posted.empty()) return nullptr;
+    PostedReceive &r = b->posted.front();
+    r.hook_.unlink();
+    --posted_count_;
+    return &r;
+  }
   // Queues a message that found no receive (arrival order = call order).
   void add_unexpected(UnexpectedMessage &m);
   // A new receive: removes and returns the earliest-arrived message matching `p`, or nullptr.
   UnexpectedMessage *take_unexpected(const Pattern &p) noexcept;
   // Queues a receive that found no message (posting order = call order).
   void add_posted(PostedReceive &r);
+  // take_unexpected(r.pattern), and add_posted(r) when that finds nothing, with one bucket lookup
+  // instead of two for an exact pattern (every MPI_Irecv that arrives before its message).
+  UnexpectedMessage *take_unexpected_or_post(PostedReceive &r);
   // Probe: the earliest-arrived message matching `p`, left in place, or nullptr.
   UnexpectedMessage *peek_unexpected(const Pattern &p) noexcept;
   // Cancel: unlinks a posted receive still queued; false if it is not queued.
@@ -169,8 +182,21 @@ private:
     return p.source != kAnySource && p.tag != kAnyTag;
   }
 
-  Bucket *find_bucket(const Key &k) noexcept;
-  Bucket &bucket_for(const Key &k); // finds or creates; may sweep empty buckets first
+  // Repeated traffic (ping-pong, halo exchanges, a window of sends) keeps using one key: the
+  // last bucket is checked inline, the hash lookup is a call (engine.cpp).
+  Bucket *find_bucket(const Key &k) noexcept {
+    if (last_bucket_ && last_key_ == k) [[likely]]
+      return last_bucket_;
+    return find_bucket_slow(k);
+  }
+  Bucket &bucket_for(const Key &k) { // finds or creates; may sweep empty buckets first
+    if (last_bucket_ && last_key_ == k) [[likely]]
+      return *last_bucket_;
+    return bucket_for_slow(k);
+  }
+  Bucket *find_bucket_slow(const Key &k) noexcept;
+  PostedReceive *take_posted_any(const Envelope &env) noexcept;
+  Bucket &bucket_for_slow(const Key &k);
   void sweep_empty_buckets() noexcept;
   void unlink(UnexpectedMessage &m) noexcept;
   std::vector<const PostedReceive *> posted_in_order() const;

@@ -179,30 +179,39 @@ p2p::Request *find_request(Rank &self, MPI_Request h, const char *fn, int *err) 
   return r;
 }
 
-int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status, const char *fn,
-           bool raise_truncation) {
-  int e = r.status_error;
-  if (r.kind == p2p::Kind::Generalized) [[unlikely]] {
-    // The user's query function makes the status; the free function ends the request.
-    MPI_Status st{};
-    st.MPI_SOURCE = MPI_ANY_SOURCE;
-    st.MPI_TAG = MPI_ANY_TAG;
-    const p2p::Generalized g = *r.ext().grequest;
-    e = g.query(g.extra_state, &st);
-    if (status != MPI_STATUS_IGNORE) {
-      st.MPI_ERROR = status->MPI_ERROR;
-      *status = st;
-    }
-    const int fe = g.free(g.extra_state);
-    if (e == MPI_SUCCESS) e = fe;
-    self.p2p.requests.release(r);
-    *handle = MPI_REQUEST_NULL;
-    return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "a generalized request failed");
+namespace {
+
+// finish() of a generalized request: the user's query function makes the status; the free
+// function ends the request.
+[[gnu::cold]] int finish_generalized(Rank &self, MPI_Request *handle, p2p::Request &r,
+                                     MPI_Status *status, const char *fn) {
+  MPI_Status st{};
+  st.MPI_SOURCE = MPI_ANY_SOURCE;
+  st.MPI_TAG = MPI_ANY_TAG;
+  const p2p::Generalized g = *r.ext().grequest;
+  int e = g.query(g.extra_state, &st);
+  if (status != MPI_STATUS_IGNORE) {
+    st.MPI_ERROR = status->MPI_ERROR;
+    *status = st;
   }
+  const int fe = g.free(g.extra_state);
+  if (e == MPI_SUCCESS) e = fe;
+  self.p2p.requests.release(r);
+  *handle = MPI_REQUEST_NULL;
+  return e == MPI_SUCCESS ? e : raise(MPI_COMM_WORLD, e, fn, "a generalized request failed");
+}
+
+// finish(), inline into MPI_Waitall's loop over its requests.
+[[gnu::always_inline]] inline int finish_inline(Rank &self, MPI_Request *handle, p2p::Request &r,
+                                                MPI_Status *status, const char *fn,
+                                                bool raise_truncation) {
+  if (r.kind == p2p::Kind::Generalized) [[unlikely]]
+    return finish_generalized(self, handle, r, status, fn);
+  const int e = r.status_error;
   fill_status(status, r);
   const MPI_Comm comm = r.comm;
   const Truncation t{r.status_source, r.status_tag, r.capacity, r.status_bytes};
-  if (r.op()) {
+  if (r.op()) [[unlikely]] {
     r.active = false; // persistent: stays allocated, inactive
   } else {
     self.p2p.requests.release(r);
@@ -213,14 +222,51 @@ int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status,
   return e;
 }
 
+} // namespace
+
+int finish(Rank &self, MPI_Request *handle, p2p::Request &r, MPI_Status *status, const char *fn,
+           bool raise_truncation) {
+  return finish_inline(self, handle, r, status, fn, raise_truncation);
+}
+
 } // namespace ampi::mpi::pt2pt
 
 namespace {
 
-int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                MPI_Comm comm, p2p::Mode mode, MPI_Request *request) {
+// check() for the common call, inline: a live communicator, a predefined type, count >= 0, a tag
+// and peer in range, a buffer where data goes. Anything else (an error, a derived type, the
+// MPI_DATATYPE_NULL case) goes through check() itself, which tests everything again in its
+// order and raises the first error, so errors are reported exactly as before. The call and the
+// returned struct cost the 8-byte sends and receives of osu_bw some 30 instructions each.
+[[gnu::always_inline]] inline Checked check_common(Rank &self, const char *fn, const void *buf,
+                                                   int count, MPI_Datatype type, int peer, int tag,
+                                                   MPI_Comm comm, bool is_recv) {
+  comm::Comm *c = self.comm.comms.find(comm);
+  const datatype::Type *t = datatype::predefined(type);
+  if (c && t && count >= 0) [[likely]] {
+    const bool tag_ok = static_cast<unsigned>(tag) <= static_cast<unsigned>(kTagUb) ||
+                        (is_recv && tag == MPI_ANY_TAG);
+    const bool peer_ok = static_cast<unsigned>(peer) < static_cast<unsigned>(c->peer_size()) ||
+                         peer == MPI_PROC_NULL || (is_recv && peer == MPI_ANY_SOURCE);
+    if (tag_ok && peer_ok && (buf || count == 0 || peer == MPI_PROC_NULL || !t->size)) [[likely]] {
+      Checked r;
+      r.comm = c;
+      r.type = t;
+      r.bytes = static_cast<std::size_t>(count) * t->size;
+      return r;
+    }
+  }
+  return check(self, fn, buf, count, type, peer, tag, comm, is_recv);
+}
+
+// Inline into MPI_Send and MPI_Isend (the calls that move small messages at a rate), a call
+// elsewhere (send_common): as a call of its own it cost osu_bw's 8-byte sends ~20 instructions
+// each (its nine arguments, half of them through the stack).
+[[gnu::always_inline]] inline int send_inline(const char *fn, const void *buf, int count,
+                                              MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                                              p2p::Mode mode, MPI_Request *request) {
   auto self = enter(fn);
-  Checked ck = check(*self, fn, buf, count, type, dest, tag, comm, false);
+  Checked ck = check_common(*self, fn, buf, count, type, dest, tag, comm, false);
   if (!ck.comm) [[unlikely]]
     return ck.err;
   if (dest == MPI_PROC_NULL) {
@@ -250,6 +296,11 @@ int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, i
   p2p::start_send(req, route, data, mode);
   *request = req.handle;
   return MPI_SUCCESS;
+}
+
+int send_common(const char *fn, const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                MPI_Comm comm, p2p::Mode mode, MPI_Request *request) {
+  return send_inline(fn, buf, count, type, dest, tag, comm, mode, request);
 }
 
 } // namespace
@@ -298,10 +349,12 @@ int ampi::mpi::pt2pt::recv_checked(Rank &self, const char *fn, const Checked &ck
 
 namespace {
 
-int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int source, int tag,
-                MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
+// Inline into MPI_Recv and MPI_Irecv, a call elsewhere (recv_common), as send_inline.
+[[gnu::always_inline]] inline int recv_inline(const char *fn, void *buf, int count,
+                                              MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                                              MPI_Status *status, MPI_Request *request) {
   auto self = enter(fn);
-  Checked ck = check(*self, fn, buf, count, type, source, tag, comm, true);
+  Checked ck = check_common(*self, fn, buf, count, type, source, tag, comm, true);
   if (!ck.comm) [[unlikely]]
     return ck.err;
   if (source == MPI_PROC_NULL) {
@@ -313,6 +366,11 @@ int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int sou
   }
   return recv_checked_inline(*self, fn, ck, -1, source, tag, buf, count, type, comm, status,
                              request);
+}
+
+int recv_common(const char *fn, void *buf, int count, MPI_Datatype type, int source, int tag,
+                MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
+  return recv_inline(fn, buf, count, type, source, tag, comm, status, request);
 }
 
 // The bytes a buffer of `count` elements of `t` spans in memory: [lo, hi).
@@ -354,7 +412,7 @@ int check_sendrecv(Rank &self, const char *fn, const char *replace, const void *
 
 extern "C" int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm) {
-  return send_common("MPI_Send", buf, count, datatype, dest, tag, comm, p2p::Mode::Standard,
+  return send_inline("MPI_Send", buf, count, datatype, dest, tag, comm, p2p::Mode::Standard,
                      nullptr);
 }
 AMPI_PMPI_ALIAS(MPI_Send)
@@ -386,7 +444,14 @@ AMPI_PMPI_ALIAS(MPI_Bsend)
     return send_common("MPI_" #Name, buf, count, datatype, dest, tag, comm, mode, request);        \
   }                                                                                                \
   AMPI_PMPI_ALIAS(MPI_##Name)
-AMPI_ISEND(Isend, p2p::Mode::Standard)
+extern "C" int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm, MPI_Request *request) {
+  if (!request) [[unlikely]]
+    return raise(comm, MPI_ERR_ARG, "MPI_Isend", "request=NULL");
+  return send_inline("MPI_Isend", buf, count, datatype, dest, tag, comm, p2p::Mode::Standard,
+                     request);
+}
+AMPI_PMPI_ALIAS(MPI_Isend)
 AMPI_ISEND(Issend, p2p::Mode::Synchronous)
 AMPI_ISEND(Irsend, p2p::Mode::Ready)
 AMPI_ISEND(Ibsend, p2p::Mode::Buffered)
@@ -394,14 +459,15 @@ AMPI_ISEND(Ibsend, p2p::Mode::Buffered)
 
 extern "C" int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                          MPI_Comm comm, MPI_Status *status) {
-  return recv_common("MPI_Recv", buf, count, datatype, source, tag, comm, status, nullptr);
+  return recv_inline("MPI_Recv", buf, count, datatype, source, tag, comm, status, nullptr);
 }
 AMPI_PMPI_ALIAS(MPI_Recv)
 
 extern "C" int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, MPI_Request *request) {
-  if (!request) return raise(comm, MPI_ERR_ARG, "MPI_Irecv", "request=NULL");
-  return recv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, MPI_STATUS_IGNORE,
+  if (!request) [[unlikely]]
+    return raise(comm, MPI_ERR_ARG, "MPI_Irecv", "request=NULL");
+  return recv_inline("MPI_Irecv", buf, count, datatype, source, tag, comm, MPI_STATUS_IGNORE,
                      request);
 }
 AMPI_PMPI_ALIAS(MPI_Irecv)
@@ -620,9 +686,34 @@ AMPI_PMPI_ALIAS(MPI_Request_get_status)
 
 namespace {
 
+// The requests behind the handles of one Waitall, Testall, Waitany, ...: up to 64 (osu_bw's
+// window) on the stack, more on the heap (a std::vector cost every call a malloc and a free).
+class RequestList {
+public:
+  RequestList() = default;
+  RequestList(const RequestList &) = delete;
+  RequestList &operator=(const RequestList &) = delete;
+  void resize(std::size_t n) {
+    if (n > kInline) {
+      heap_.resize(n);
+      data_ = heap_.data();
+    }
+    size_ = n;
+  }
+  p2p::Request **data() noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  p2p::Request *&operator[](std::size_t i) noexcept { return data_[i]; }
+
+private:
+  static constexpr std::size_t kInline = 64;
+  p2p::Request *inline_[kInline];
+  std::vector<p2p::Request *> heap_;
+  p2p::Request **data_ = inline_;
+  std::size_t size_ = 0;
+};
+
 // Resolves an array of handles; MPI_REQUEST_NULL entries become nullptr.
-int resolve_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Request *> &out,
-                const char *fn) {
+int resolve_all(Rank &self, int count, MPI_Request *reqs, RequestList &out, const char *fn) {
   if (count < 0) return raise(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "count=%d is negative", count);
   if (count > 0 && !reqs) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "array_of_requests=NULL");
   out.resize(static_cast<std::size_t>(count));
@@ -646,8 +737,8 @@ MPI_Status *status_at(MPI_Status *statuses, int i) {
 }
 
 // Completes every request; MPI_ERR_IN_STATUS when one failed.
-int finish_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Request *> &rs,
-               MPI_Status *statuses, const char *fn) {
+int finish_all(Rank &self, int count, MPI_Request *reqs, RequestList &rs, MPI_Status *statuses,
+               const char *fn) {
   int failed = 0;
   MPI_Comm comm = MPI_COMM_WORLD;
   for (int i = 0; i < count; ++i)
@@ -663,7 +754,7 @@ int finish_all(Rank &self, int count, MPI_Request *reqs, std::vector<p2p::Reques
       empty_status(st);
       continue;
     }
-    finish(self, &reqs[i], *rs[i], st, fn, false);
+    finish_inline(self, &reqs[i], *rs[i], st, fn, false);
   }
   if (failed)
     return raise(comm, MPI_ERR_IN_STATUS, fn,
@@ -679,7 +770,7 @@ extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
                             MPI_Status array_of_statuses[]) {
   static constexpr const char *fn = "MPI_Waitall";
   auto self = enter(fn);
-  std::vector<p2p::Request *> rs;
+  RequestList rs;
   if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
   p2p::wait_all(rs.data(), rs.size(), fn);
   return finish_all(*self, count, array_of_requests, rs, array_of_statuses, fn);
@@ -691,7 +782,7 @@ extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int *fla
   static constexpr const char *fn = "MPI_Testall";
   auto self = enter(fn);
   if (!flag) return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag=NULL");
-  std::vector<p2p::Request *> rs;
+  RequestList rs;
   if (int e = resolve_all(*self, count, array_of_requests, rs, fn); e != MPI_SUCCESS) return e;
   if (!p2p::test_all(rs.data(), rs.size())) {
     *flag = 0;
@@ -710,7 +801,7 @@ int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
   auto self = enter(fn);
   if (!index || (!blocking && !flag))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "index or flag is NULL");
-  std::vector<p2p::Request *> rs;
+  RequestList rs;
   if (int e = resolve_all(*self, count, reqs, rs, fn); e != MPI_SUCCESS) return e;
   const int i =
       blocking ? p2p::wait_any(rs.data(), rs.size(), fn) : p2p::test_any(rs.data(), rs.size());
@@ -735,7 +826,7 @@ int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
   auto self = enter(fn);
   if (!outcount || (incount > 0 && !indices))
     return raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "outcount or array_of_indices is NULL");
-  std::vector<p2p::Request *> rs;
+  RequestList rs;
   if (int e = resolve_all(*self, incount, reqs, rs, fn); e != MPI_SUCCESS) return e;
   const int n = blocking ? p2p::wait_some(rs.data(), rs.size(), indices, fn)
                          : p2p::test_some(rs.data(), rs.size(), indices);

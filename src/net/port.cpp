@@ -119,8 +119,8 @@ void Port::attach_local(std::unique_ptr<shm::Node> node) {
   }
 }
 
-void Port::send_local(int pe, AmKind kind, const void *payload, std::size_t payload_bytes,
-                      const void *data, std::size_t data_bytes) {
+void Port::send_local_slow(int pe, AmKind kind, const void *payload, std::size_t payload_bytes,
+                           const void *data, std::size_t data_bytes) {
   if (payload_bytes + data_bytes > local_->max_record()) [[unlikely]] {
     // p2p keeps every message it sends this way within the limit (shm eager limit, GPU staging).
     std::fprintf(stderr,
@@ -131,7 +131,7 @@ void Port::send_local(int pe, AmKind kind, const void *payload, std::size_t payl
   }
   std::uint32_t &waiting = waiting_[static_cast<std::size_t>(pe)];
   // A record's type is the kind; its body the payload, then the data (contiguous, as deliver()
-  // reads them).
+  // reads them). (send_local tried once already; the ring may have room by now.)
   if (waiting == 0 && local_->try_send(pe, static_cast<std::uint8_t>(kind), payload, payload_bytes,
                                        data, data_bytes))
     return;

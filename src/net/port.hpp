@@ -204,6 +204,15 @@ public:
     else
       send_am(pe, P::kKind, &p, sizeof p, data, bytes);
   }
+  // send() to a `pe` that the caller knows local()->reaches(): straight to the rings, without
+  // asking again (p2p's same-host eager path, which asked to choose its protocol).
+  template <class P>
+  void send_host(int pe, const P &p, const void *data = nullptr, std::size_t bytes = 0) {
+    static_assert(std::is_trivially_copyable_v<P> && sizeof(P) <= kMaxPayload);
+    if constexpr (is_user_message(P::kKind)) ++sent_;
+    if constexpr (P::kKind == AmKind::IpcNote || P::kKind == AmKind::CmaNote) ++ipc_waiting_;
+    send_local(pe, P::kKind, &p, sizeof p, data, bytes);
+  }
   void send_control(int pe, const Control &m) final { send(pe, m); }
   void set_control_handler(ControlHandler *h) noexcept final { control_ = h; }
 
@@ -285,8 +294,19 @@ private:
   // Into the ring to `pe`; when it is full (or older messages to `pe` wait), into the backlog,
   // which progress() empties in order: a full ring never blocks the sender, and both sides keep
   // draining their inbound rings meanwhile (no deadlock).
+  // The common case inline (it fits, nothing waits for `pe`, the ring has room); the rest in
+  // send_local_slow.
   void send_local(int pe, AmKind kind, const void *payload, std::size_t payload_bytes,
-                  const void *data, std::size_t data_bytes);
+                  const void *data, std::size_t data_bytes) {
+    if (payload_bytes + data_bytes <= local_->max_record() &&
+        waiting_[static_cast<std::size_t>(pe)] == 0 &&
+        local_->try_send(pe, static_cast<std::uint8_t>(kind), payload, payload_bytes, data,
+                         data_bytes)) [[likely]]
+      return;
+    send_local_slow(pe, kind, payload, payload_bytes, data, data_bytes);
+  }
+  void send_local_slow(int pe, AmKind kind, const void *payload, std::size_t payload_bytes,
+                       const void *data, std::size_t data_bytes);
   bool progress_local();
   bool drain_backlog();
 

@@ -68,12 +68,20 @@ void receive_net_data(Request &rreq, int source, int tag, std::size_t bytes,
   pe.port().recv_data(data_id, rreq.recv_buf, rreq.capacity, kind, &rreq);
 }
 
+namespace {
+
+// Out of line, so that match_arrival stays small enough to inline into on_eager.
+[[noreturn, gnu::cold, gnu::noinline]] void wrong_process(int dest_world) {
+  std::fprintf(stderr, "ampi: a message for rank %d reached the wrong process\n", dest_world);
+  Pe::abort_job(1);
+}
+
+} // namespace
+
 Request *match_arrival(Pe &pe, const net::Envelope &env, Rank *&dst) {
   dst = pe.local(env.dest_world);
-  if (!dst) {
-    std::fprintf(stderr, "ampi: a message for rank %d reached the wrong process\n", env.dest_world);
-    Pe::abort_job(1);
-  }
+  if (!dst) [[unlikely]]
+    wrong_process(env.dest_world);
   return static_cast<Request *>(dst->p2p.matching.take_posted({env.context, env.source, env.tag}));
 }
 

@@ -1,5 +1,9 @@
-// src/p2p/request.cpp — the pools behind Requests and Messages, and the request handle table.
+// src/p2p/request.cpp — the pools behind Requests and Messages, and the request handle table
+// (its hot half, create/find/release, is inline in request.hpp).
 #include "p2p/request.hpp"
+
+#include <stdexcept>
+#include <string>
 
 namespace ampi::p2p {
 
@@ -23,44 +27,37 @@ void MessagePool::put(Message &m) noexcept {
 
 MessagePool::~MessagePool() = default;
 
-Request &RequestTable::create(Rank &owner) {
-  Request *r;
-  if (!free_requests_.empty()) {
-    r = free_requests_.back();
-    free_requests_.pop_back();
-    *r = Request{};
-  } else {
-    pool_.push_back(std::make_unique<Request>());
-    r = pool_.back().get();
-  }
-  r->owner = &owner;
-  r->handle = handles_.insert(r);
-  return *r;
+RequestTable::RequestTable() = default;
+
+void RequestTable::grow() {
+  if (slots_.size() >= handles::capacity(kKind))
+    throw std::length_error("ampi: out of MPI handles (" +
+                            std::to_string(handles::capacity(kKind)) +
+                            " live requests in one rank)");
+  pool_.push_back(std::make_unique<Request>());
+  slots_.push_back(Slot{pool_.back().get(), 0, 0, free_});
+  free_ = static_cast<std::uint32_t>(slots_.size() - 1);
 }
 
-void RequestTable::release(Request &r) noexcept {
-  if (handles_.get(r.handle) == &r) handles_.erase(r.handle);
-  r.handle = MPI_REQUEST_NULL;
-  // Give back what a datatype, persistent or generalized request held, now rather than at reuse.
+void RequestTable::drop_extra(Request &r) noexcept {
   r.extra.reset();
-  r.on_complete = nullptr;
-  free_requests_.push_back(&r);
 }
 
 RequestTable::~RequestTable() = default;
 
 std::size_t RequestTable::in_progress() noexcept {
   std::size_t n = 0;
-  for (auto e : handles_) {
-    const Request &r = *e.object;
+  for (const Slot &s : slots_) {
+    if (!s.handle) continue;
+    const Request &r = *s.request;
     if (!r.complete && !(r.persistent && !r.active)) ++n;
   }
   return n;
 }
 
 bool RequestTable::has_collective() noexcept {
-  for (auto e : handles_)
-    if (e.object->collective) return true;
+  for (const Slot &s : slots_)
+    if (s.handle && s.request->collective) return true;
   return false;
 }
 

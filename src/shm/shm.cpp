@@ -236,6 +236,35 @@ Node::~Node() {
   if (sock_ >= 0) ::close(sock_);
 }
 
+namespace {
+
+// memcpy for a record's parts, with the small sizes (the payload structs, 8-byte data) inline:
+// glibc's memcpy behind a call cost osu_bw's 8-byte sends ~22 instructions a record for its two
+// parts. Overlapping loads and stores of 8 or 16 bytes cover every size up to 32.
+inline void copy_part(std::byte *d, const void *src, std::size_t n) noexcept {
+  const auto *s = static_cast<const std::byte *>(src);
+  if (n > 32) {
+    std::memcpy(d, s, n);
+  } else if (n >= 16) {
+    unsigned char lo[16], hi[16];
+    std::memcpy(lo, s, 16);
+    std::memcpy(hi, s + n - 16, 16);
+    std::memcpy(d, lo, 16);
+    std::memcpy(d + n - 16, hi, 16);
+  } else if (n >= 8) {
+    std::uint64_t lo, hi;
+    std::memcpy(&lo, s, 8);
+    std::memcpy(&hi, s + n - 8, 8);
+    std::memcpy(d, &lo, 8);
+    std::memcpy(d + n - 8, &hi, 8);
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      d[i] = s[i];
+  }
+}
+
+} // namespace
+
 bool Node::try_send(int pe, std::uint8_t type, const void *a, std::size_t na, const void *b,
                     std::size_t nb) noexcept {
   Out &o = out_[static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(pe)])];
@@ -255,8 +284,8 @@ bool Node::try_send(int pe, std::uint8_t type, const void *a, std::size_t na, co
   // record, sees the cleared word too (the clear comes first in our order of stores).
   std::byte *p = o.data + ((o.tail + skip) & (ring_bytes_ - 1));
   word(o.data + ((o.tail + skip + need) & (ring_bytes_ - 1))).store(0, std::memory_order_relaxed);
-  if (na) std::memcpy(p + kHeaderWord, a, na);
-  if (nb) std::memcpy(p + kHeaderWord + na, b, nb);
+  copy_part(p + kHeaderWord, a, na);
+  copy_part(p + kHeaderWord + na, b, nb);
   word(p).store(header_word(type, body), std::memory_order_release);
   // A skip record goes after the record it makes room for (at the ring's start), so that a
   // receiver that follows it finds that record published.

@@ -363,6 +363,31 @@ TEST(MatchingEngine, EmptyBucketsKeptForReuse) {
   EXPECT_EQ(e.bucket_count(), 4u);
 }
 
+// take_unexpected_or_post (one lookup for MPI_Irecv) = take_unexpected, then add_posted when
+// nothing waits: the same messages taken, the same receives posted, in the same order, for exact
+// and wildcard patterns.
+TEST(MatchingEngine, TakeUnexpectedOrPost) {
+  Engine e;
+  Msg m1(1, 2, 3), m2(1, 2, 3), other(1, 2, 4);
+  e.add_unexpected(m1);
+  e.add_unexpected(other);
+  e.add_unexpected(m2);
+  Recv exact(1, 2, 3), wild(1, kAnySource, 4), again(1, 2, 3), later(1, kAnySource, kAnyTag);
+  EXPECT_EQ(e.take_unexpected_or_post(exact), &m1); // the earliest of its bucket, not posted
+  EXPECT_EQ(e.take_unexpected_or_post(wild), &other);
+  EXPECT_EQ(e.take_unexpected_or_post(again), &m2);
+  EXPECT_EQ(e.unexpected_count(), 0u);
+  EXPECT_EQ(e.posted_count(), 0u);
+  // Nothing waits now: both are posted, in order, and an arrival takes the earliest.
+  EXPECT_EQ(e.take_unexpected_or_post(exact), nullptr);
+  EXPECT_EQ(e.take_unexpected_or_post(later), nullptr);
+  EXPECT_EQ(e.posted_count(), 2u);
+  EXPECT_EQ(posted_order(e), (std::vector<const PostedReceive *>{&exact, &later}));
+  EXPECT_EQ(e.take_posted({1, 2, 3}), &exact);
+  EXPECT_EQ(e.take_posted({1, 2, 3}), &later);
+  EXPECT_EQ(e.posted_count(), 0u);
+}
+
 TEST(MatchingEngine, DestructionWithLinkedEntries) {
   Recv exact{1, 2, 3}, wild{1, kAnySource, kAnyTag};
   Msg m1{1, 2, 4}, m2{1, 5, 4};
