@@ -234,9 +234,10 @@ void pack_into(const Data &d, Request &rreq, std::size_t n) {
   }
 }
 
-// Device data into a device receive: the kernels copy from the sender's layout straight into the
-// receive's elements (or its contiguous buffer) on a copy stream, and `done` runs once they have
-// finished. False, with nothing started, where they do not apply (pack_into then).
+// Device data (`d`) into a device receive: the kernels copy its packed bytes [0, n) straight
+// into the receive's elements (or its contiguous buffer) on a copy stream, and `done` runs once
+// they have finished. False, with nothing started, where they do not apply (n == 0, host or
+// managed memory on either side, a layout of too many pieces, no kernels).
 bool copy_into_async(const Data &d, Request &rreq, std::size_t n, std::function<void()> done) {
   if (n == 0 || !plain_device(d.buf)) return false;
   const bool staged = rreq.on_complete == unpack_staged;
@@ -252,6 +253,12 @@ bool copy_into_async(const Data &d, Request &rreq, std::size_t n, std::function<
     return false;
   if (staged) rreq.on_complete = nullptr; // lands in place
   return true;
+}
+
+// The data of a send left in its layout (Request::Extra::layout).
+Data layout_of(const Request &sreq) {
+  const Request::Extra &x = *sreq.extra;
+  return Data(x.user_buf, x.user_count, *x.dtype);
 }
 
 // A same-PE rendezvous whose sender's data stays in its device layout (start_recv copies it).
@@ -271,20 +278,13 @@ void start_send_packed(Request &req, const Route &route, const Data &d, Mode mod
   if (req.extra) req.extra->layout = false; // (a persistent request's earlier start)
   Rank &self = *req.owner;
   const std::size_t bytes = d.bytes();
-  if (Rank *dst = self.pe().local(route.dest_world)) {
+  Rank *const dst = self.pe().local(route.dest_world);
+  if (dst) {
     if (matching::PostedReceive *posted =
             dst->p2p.matching.take_posted({route.context, route.source, route.tag})) {
       auto &rreq = static_cast<Request &>(*posted);
       matched(rreq, bytes, route.source, route.tag);
-      req.kind = Kind::Send;
-      req.complete = false;
-      req.cancelled = false;
-      req.send_buf = d.buf;
-      req.bytes = bytes;
-      req.unmatched = nullptr;
-      req.peer = dst;
-      req.status_error = MPI_SUCCESS;
-      req.status_bytes = bytes;
+      begin_send(req, d.buf, bytes, dst);
       // The sender first: woken first, it goes on first (a ping-pong's sender then posts its
       // receive before the reply comes, which finds it posted rather than packing it).
       if (copy_into_async(d, rreq, rreq.status_bytes, [&rreq, &req] {
@@ -304,8 +304,8 @@ void start_send_packed(Request &req, const Route &route, const Data &d, Mode mod
     if (send_layout(req, route, d.buf, d.count,
                     req.ext().dtype ? req.ext().dtype : hold_type(self, d)))
       return;
-    if (self.pe().local(route.dest_world) && self.pe().devptrs().can_copy_rects() &&
-        plain_device(d.buf) && bytes >= self.pe().protocols().limits().self_device_direct) {
+    if (dst && self.pe().devptrs().can_copy_rects() && plain_device(d.buf) &&
+        bytes >= self.pe().protocols().limits().self_device_direct) {
       // This PE, no receive posted yet: queued as a rendezvous naming this request (a synchronous
       // send on this PE always is one), whose receive copies from our layout (p2p.cpp).
       Request::Extra &x = req.ext();
@@ -374,20 +374,10 @@ void start_recv_packed(Request &req, std::uint32_t context, int source, int tag,
 
 bool copy_from_layout(Request &rreq, const Request &sreq, std::size_t n,
                       std::function<void()> done) {
-  const Request::Extra &from = *sreq.extra;
   if (n == 0) return true;
-  const bool staged = rreq.on_complete == unpack_staged; // a non-contiguous receive
-  void *to = staged ? rreq.ext().user_buf : rreq.recv_buf;
-  std::vector<Rect> src, dst;
-  if (plain_device(to) && rects_of(*from.dtype, from.user_count, src) &&
-      (staged ? rects_of(*rreq.ext().dtype, rreq.ext().user_count, dst)
-              : (dst.push_back(Rect{0, n, 1, 1, n, 0}), true)) &&
-      Pe::get().devptrs().copy_strided_async(to, dst.data(), dst.size(), from.user_buf, src.data(),
-                                             src.size(), n, std::move(done))) {
-    if (staged) rreq.on_complete = nullptr; // lands in place
-    return false;
-  }
-  pack_any(*from.dtype, from.user_buf, from.user_count, 0, rreq.recv_buf, n);
+  const Data from = layout_of(sreq);
+  if (copy_into_async(from, rreq, n, std::move(done))) return false;
+  from.pack(0, rreq.recv_buf, n); // into its buffer, or its staging copy (unpacked on completion)
   return true;
 }
 

@@ -76,15 +76,7 @@ bool send_layout(Request &req, const Route &route, void *buf, std::size_t count,
   if (c.protocol != Protocol::HostIpc) return false;
   if (pe.protocols().tracing()) [[unlikely]]
     pe.protocols().trace(c, gpu::MemKind::Device, bytes, req.owner->world_rank, route.dest_world);
-  req.kind = Kind::Send;
-  req.complete = false;
-  req.cancelled = false;
-  req.send_buf = buf;
-  req.bytes = bytes;
-  req.unmatched = nullptr;
-  req.peer = nullptr;
-  req.status_error = MPI_SUCCESS;
-  req.status_bytes = bytes;
+  begin_send(req, buf, bytes, nullptr);
   Request::Extra &x = req.ext();
   x.dtype = std::move(type);
   x.user_buf = buf;

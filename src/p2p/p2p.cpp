@@ -38,16 +38,8 @@ inline void complete_started(Request &req) {
 
 void start_send(Request &req, const Route &route, const void *buf, std::size_t bytes, Mode mode) {
   Pe &pe = req.owner->pe();
-  req.kind = Kind::Send;
-  req.complete = false;
-  req.cancelled = false;
-  req.send_buf = buf;
-  req.bytes = bytes;
-  req.unmatched = nullptr;
-  req.status_error = MPI_SUCCESS;
-  req.status_bytes = bytes;
   Rank *dst = pe.local(route.dest_world);
-  req.peer = dst;
+  begin_send(req, buf, bytes, dst);
   const gpu::MemKind kind = pe.devptrs().kind(buf);
   const bool synchronous = mode == Mode::Synchronous;
   const Outgoing m{route, buf, bytes, kind, synchronous};

@@ -19,6 +19,20 @@ struct Route {
   int dest_world; // the receiver's world rank
 };
 
+// Sets `req` up as a send in progress of `bytes` at `buf` (`peer`: its destination when that rank
+// runs on this PE, else nullptr), for the back-end that carries it to complete.
+inline void begin_send(Request &req, const void *buf, std::size_t bytes, Rank *peer) noexcept {
+  req.kind = Kind::Send;
+  req.complete = false;
+  req.cancelled = false;
+  req.send_buf = buf;
+  req.bytes = bytes;
+  req.unmatched = nullptr;
+  req.peer = peer;
+  req.status_error = MPI_SUCCESS;
+  req.status_bytes = bytes;
+}
+
 // Starts a send; `req` completes now (delivered or buffered) or when the receiver matches it.
 void start_send(Request &req, const Route &route, const void *buf, std::size_t bytes, Mode mode);
 // Starts a receive; `req` completes now (a message was waiting) or when one arrives.
