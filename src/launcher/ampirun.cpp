@@ -44,9 +44,6 @@
 #include <sys/prctl.h>
 #endif
 #include <arpa/inet.h>
-#include <linux/inet_diag.h>
-#include <linux/netlink.h>
-#include <linux/sock_diag.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -57,6 +54,7 @@
 #include <pmix_server.h>
 
 #include "binding.hpp"
+#include "pmix_gate.hpp"
 #include "remote.hpp"
 #include "settings/settings.hpp"
 #include "settings/startup_trace.hpp"
@@ -1306,246 +1304,14 @@ bool process_alive(int p) {
 }
 
 // ----------------------------------------------------------------------------------------------
-// Who connects. libpmix 4.2 has no Unix-domain socket any more (its "usock" transport is gone):
-// the server listens on a loopback TCP port that every local user can reach, and its "native"
-// security believes the user id a TCP client states in its handshake. Two checks keep intruders
-// out:
-//  1. The namespace carries a 128-bit secret (job_namespace). A client must name it in its
-//     handshake; only the job's processes have it, in their environment (readable by the job's
-//     user and root only). libpmix refuses an unknown namespace before any job data is sent (and
-//     says nothing: such refusals are silent).
-//  2. on_client_connected (libpmix's upcall, once the handshake is validated and before the
-//     client's requests are served) asks the kernel who is on the other end: one of the
-//     server's loopback connections not yet attributed to a process must end at a socket
-//     (found through sock_diag) held by the process ampirun started as that rank, or by one of
-//     its descendants (a debugger or a shell in between). Anything else is refused, and the
-//     first refusal is reported. A client that lies about its user id (which libpmix believes
-//     over TCP) is caught here.
-
-// The client's end of a loopback connection to the server: its inode and owner, as the kernel
-// tells (sock_diag, an exact lookup by address and ports: microseconds, where reading
-// /proc/net/tcp took about 20 ms on a host with 400 TCP sockets). nullopt if the kernel cannot be
-// asked; inode 0 if there is no such socket.
-struct PeerSocket {
-  unsigned long inode = 0, uid = 0;
-};
-std::optional<PeerSocket> client_end(const sockaddr_in &client, const sockaddr_in &server) {
-  Fd nl(::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG));
-  if (!nl) return std::nullopt;
-  struct {
-    nlmsghdr header;
-    inet_diag_req_v2 request;
-  } query{};
-  query.header.nlmsg_len = sizeof query;
-  query.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-  query.header.nlmsg_flags = NLM_F_REQUEST;
-  query.request.sdiag_family = AF_INET;
-  query.request.sdiag_protocol = IPPROTO_TCP;
-  query.request.idiag_states = ~0U;
-  query.request.id.idiag_sport = client.sin_port; // the client's end: its address is the source
-  query.request.id.idiag_dport = server.sin_port;
-  query.request.id.idiag_src[0] = client.sin_addr.s_addr;
-  query.request.id.idiag_dst[0] = server.sin_addr.s_addr;
-  query.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
-  query.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-  sockaddr_nl kernel{};
-  kernel.nl_family = AF_NETLINK;
-  if (::sendto(nl.get(), &query, sizeof query, 0, reinterpret_cast<sockaddr *>(&kernel),
-               sizeof kernel) != static_cast<ssize_t>(sizeof query))
-    return std::nullopt;
-  alignas(nlmsghdr) char reply[8192];
-  const ssize_t n = ::recv(nl.get(), reply, sizeof reply, 0);
-  if (n < 0) return std::nullopt;
-  const auto *h = reinterpret_cast<const nlmsghdr *>(reply);
-  if (!NLMSG_OK(h, static_cast<unsigned>(n))) return std::nullopt;
-  if (h->nlmsg_type == NLMSG_ERROR) {
-    const auto *err = static_cast<const nlmsgerr *>(NLMSG_DATA(h));
-    // ENOENT: no such socket. Anything else: the kernel cannot be asked (no sock_diag).
-    return err->error == -ENOENT ? std::optional<PeerSocket>(PeerSocket{}) : std::nullopt;
-  }
-  if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY) return std::nullopt;
-  const auto *m = static_cast<const inet_diag_msg *>(NLMSG_DATA(h));
-  return PeerSocket{m->idiag_inode, m->idiag_uid};
-}
-
-// The socket inodes open in process `pid`.
-std::set<unsigned long> socket_inodes(pid_t pid) {
-  std::set<unsigned long> out;
-  const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
-  DIR *d = ::opendir(dir.c_str());
-  if (d == nullptr) return out;
-  char target[64];
-  while (const dirent *e = ::readdir(d)) {
-    const ssize_t n = ::readlinkat(::dirfd(d), e->d_name, target, sizeof target - 1);
-    if (n <= 8) continue;
-    target[n] = '\0';
-    unsigned long inode = 0;
-    if (std::sscanf(target, "socket:[%lu]", &inode) == 1) out.insert(inode);
-  }
-  ::closedir(d);
-  return out;
-}
-
-// The parent of process `pid`, or 0.
-pid_t parent_of(pid_t pid) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  std::FILE *f = std::fopen(path.c_str(), "re");
-  if (f == nullptr) return 0;
-  char buf[1024];
-  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  const char *close = std::strrchr(buf, ')'); // the name may hold spaces and parentheses
-  int ppid = 0;
-  if (close == nullptr || std::sscanf(close + 1, " %*c %d", &ppid) != 1) return 0;
-  return ppid;
-}
-
-// The descendants of process `root` (one pass over /proc).
-std::vector<pid_t> descendants(pid_t root) {
-  std::vector<std::pair<pid_t, pid_t>> parents; // (pid, parent) of every process we can see
-  if (DIR *proc = ::opendir("/proc")) {
-    while (const dirent *e = ::readdir(proc)) {
-      pid_t pid = 0;
-      const char *name = e->d_name;
-      auto [end, ec] = std::from_chars(name, name + std::strlen(name), pid);
-      if (ec == std::errc() && *end == '\0' && pid > 1) parents.emplace_back(pid, parent_of(pid));
-    }
-    ::closedir(proc);
-  }
-  std::vector<pid_t> out{root};
-  for (std::size_t i = 0; i < out.size(); ++i) // breadth first: children of out[i]
-    for (const auto &[pid, parent] : parents)
-      if (parent == out[i]) out.push_back(pid);
-  out.erase(out.begin());
-  return out;
-}
-
-// The checks of step 2 above. Used on libpmix's progress thread only, which makes the upcalls
-// one at a time.
-class PeerCheck {
-public:
-  // The server's port, from the URI libpmix puts in the clients' environment.
-  void learn_port(const std::vector<std::string> &env) {
-    for (const std::string &e : env) {
-      if (e.rfind("PMIX_SERVER_URI", 0) != 0) continue;
-      const std::size_t at = e.find("tcp4://127.0.0.1:");
-      if (at == std::string::npos) continue;
-      const char *first = e.c_str() + at + 17;
-      unsigned port = 0;
-      if (std::from_chars(first, e.c_str() + e.size(), port).ec == std::errc()) port_ = port;
-    }
-  }
-
-  // Empty if the connection being handshaken comes from process `p` (pid `pid`), else why not.
-  // Where the kernel cannot be asked (no sock_diag, as in some containers), the namespace's
-  // secret is the only check, and ampirun says so once.
-  std::string verify(int p, pid_t pid) {
-    if (p < 0) return "it is not a process of this job";
-    if (pid <= 0) return "process " + std::to_string(p) + " has not been started";
-    // Our ends of client connections not attributed to a process yet (our descriptors that are
-    // TCP sockets on the server's port), with the inode and owner of the client's end. The
-    // upcall does not say which of them it is about (nor can the unread bytes tell: a client may
-    // have sent its first request already), so the connection of process p waiting for its turn
-    // could stand for another that claims to be p; that other one had to know the namespace's
-    // secret, though.
-    struct Candidate {
-      unsigned long ours, theirs, uid;
-      int fd; // our end
-    };
-    std::vector<Candidate> candidates;
-    bool asked = port_ != 0;
-    DIR *d = asked ? ::opendir("/proc/self/fd") : nullptr;
-    if (d) {
-      while (const dirent *e = ::readdir(d)) {
-        int fd = -1;
-        const char *name = e->d_name;
-        auto [end, ec] = std::from_chars(name, name + std::strlen(name), fd);
-        if (ec != std::errc() || *end != '\0' || fd == ::dirfd(d)) continue;
-        sockaddr_in local{}, remote{};
-        socklen_t ll = sizeof local, rl = sizeof remote;
-        struct stat st {};
-        if (::getsockname(fd, reinterpret_cast<sockaddr *>(&local), &ll) != 0 ||
-            local.sin_family != AF_INET || ntohs(local.sin_port) != port_ ||
-            ::getpeername(fd, reinterpret_cast<sockaddr *>(&remote), &rl) != 0 ||
-            ::fstat(fd, &st) != 0 || attributed_.count(st.st_ino))
-          continue;
-        const std::optional<PeerSocket> peer = client_end(remote, local);
-        if (!peer) {
-          asked = false;
-          break;
-        }
-        if (peer->inode != 0) candidates.push_back({st.st_ino, peer->inode, peer->uid, fd});
-      }
-      ::closedir(d);
-    }
-    if (!asked) {
-      if (!unchecked_reported_) {
-        unchecked_reported_ = true;
-        std::fprintf(stderr,
-                     "ampirun: warning: cannot tell who connects to the PMIx server (%s); only "
-                     "the job's namespace keeps others out\n",
-                     port_ == 0 ? "its port is unknown" : "the kernel's sock_diag is unavailable");
-      }
-      return {};
-    }
-    // The process itself first (one directory to read); its descendants only if need be (a
-    // pass over /proc: a debugger or a shell between ampirun and the client).
-    auto held_by = [&](pid_t holder) {
-      const std::set<unsigned long> held = socket_inodes(holder);
-      for (const Candidate &c : candidates)
-        if (held.count(c.theirs)) {
-          attributed_.insert(c.ours);
-          return true;
-        }
-      return false;
-    };
-    if (candidates.empty()) return "no connection is waiting";
-    if (held_by(pid)) return {};
-    for (pid_t d : descendants(pid))
-      if (held_by(d)) return {};
-    // Refused. libpmix 4.2 does not always close the connection then (the client was seen
-    // waiting in PMIx_Init under load): end those of other users ourselves, whatever it does.
-    std::string others;
-    for (const Candidate &c : candidates)
-      if (c.uid != ::geteuid()) {
-        ::shutdown(c.fd, SHUT_RDWR);
-        others = "user id " + std::to_string(c.uid);
-      }
-    if (others.empty()) others = "user id " + std::to_string(candidates.front().uid);
-    return "no connection of process " + std::to_string(p) + " (pid " + std::to_string(pid) +
-           ") or of its descendants is waiting; the connecting socket belongs to " + others;
-  }
-
-  // A connection ended: its socket's inode number may be used again.
-  void forget_closed() {
-    const std::set<unsigned long> mine = socket_inodes(getpid());
-    std::erase_if(attributed_, [&](unsigned long inode) { return !mine.count(inode); });
-  }
-
-private:
-  unsigned port_ = 0;
-  std::set<unsigned long> attributed_; // our ends of connections from the job's processes
-  bool unchecked_reported_ = false;
-};
-
-PeerCheck *g_peers = nullptr;
+// Who connects: pmix_gate.hpp. Connections that reach libpmix come from the job's processes.
 
 pmix_status_t on_client_connected(const pmix_proc_t *proc, void *, pmix_op_cbfunc_t cbfunc,
                                   void *cbdata) {
-  const int p = process_of(proc);
-  g_peers->forget_closed();
-  const std::string why =
-      g_peers->verify(p, p < 0 ? 0 : g_pids[static_cast<std::size_t>(p)].load());
-  if (!why.empty()) {
-    PmixEvent refused{PmixEvent::refused, p, false, 0, why, nullptr, nullptr, {}, nullptr};
-    g_events->push(std::move(refused));
-    // libpmix closes the connection when the upcall fails, before serving any request; an
-    // error return means cbfunc is not called. PMIX_ERR_SILENT: libpmix logs nothing of its own
-    // (the main thread reports the first refusal).
-    return PMIX_ERR_SILENT;
-  }
-  g_events->push({PmixEvent::connected, p, false, 0, {}, nullptr, nullptr, {}, nullptr});
+  // Who may connect was decided before libpmix saw the connection (PmixGate). Refusing here
+  // would take libpmix 4.2.2's error path, which frees the claimed rank's record (pmix_gate.hpp).
+  g_events->push(
+      {PmixEvent::connected, process_of(proc), false, 0, {}, nullptr, nullptr, {}, nullptr});
   if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata); // as libpmix's example server does
   return PMIX_SUCCESS;
 }
@@ -1754,9 +1520,11 @@ public:
     g_callbacks = &callbacks_;
     g_nspace = nspace.empty() ? job_namespace() : nspace;
     g_several_hosts = several_hosts;
-    g_peers = &peers_;
     g_processes = processes;
     g_pids = std::make_unique<std::atomic<pid_t>[]>(static_cast<std::size_t>(processes));
+    gate_.emplace(g_pids.get(), processes, [](const std::string &why) {
+      g_events->push({PmixEvent::refused, -1, false, 0, why, nullptr, nullptr, {}, nullptr});
+    });
     module_.client_connected = on_client_connected;
     module_.client_finalized = on_client_finalized;
     module_.abort = on_abort;
@@ -1888,7 +1656,7 @@ public:
     if (rc != PMIX_SUCCESS)
       throw FatalError{"cannot set up the PMIx environment of process " + std::to_string(p) + ": " +
                        pmix_error(rc)};
-    peers_.learn_port(out);
+    gate_->learn_port(out);
     return out;
   }
 
@@ -1913,7 +1681,7 @@ public:
 private:
   pmix_topology_t topology_{}; // lent to libpmix (points into Bindings, which outlives us)
   CallbackThread callbacks_;   // started before libpmix's thread, stopped before its finalize
-  PeerCheck peers_;            // used by libpmix's thread once the server runs
+  std::optional<ampirun::PmixGate> gate_; // used by libpmix's listening thread once it runs
   pmix_server_module_t module_{};
   bool initialized_ = false;
   bool nspace_registered_ = false;
@@ -2294,9 +2062,6 @@ public:
     return status_.value_or(0);
   }
 
-  // Whether a connection was refused (on_client_connected).
-  bool refused_any() const { return refusal_reported_; }
-
   // Whether every process that called PMIx_Init also called PMIx_Finalize.
   bool clients_finalized() const {
     for (const Child &c : children_)
@@ -2547,9 +2312,9 @@ private:
         if (!refusal_reported_) {
           refusal_reported_ = true;
           std::fprintf(stderr,
-                       "ampirun: refused a connection to the job's PMIx server that claimed to "
-                       "be process %d: %s (further refusals are not reported)\n",
-                       e.process, e.message.c_str());
+                       "ampirun: refused a connection to the job's PMIx server: %s (further "
+                       "refusals are not reported)\n",
+                       e.message.c_str());
         }
         break;
       case PmixEvent::fence:
@@ -3158,7 +2923,7 @@ int run_host(Options &options, HostJob &job, ampi::settings::StartupTrace &trace
     } else {
       status = job_run.wait();
     }
-    clean = job_run.clients_finalized() && !job_run.refused_any();
+    clean = job_run.clients_finalized();
     if (role == Links::daemon) {
       ampirun::Packer p;
       p.i32(status);
@@ -3167,11 +2932,9 @@ int run_host(Options &options, HostJob &job, ampi::settings::StartupTrace &trace
     trace.mark("processes ended");
   }
   if (!clean) {
-    // A client went away without PMIx_Finalize, or a connection was refused. libpmix 4.2 may
-    // have damaged its own state handling that (seen when a client dies while the others enter
-    // a fence: a crash or a hang in the shutdown; a refused connection releases the claimed
-    // rank's record once too often, and the shutdown hangs), so leave without shutting the
-    // server down; every child is reaped.
+    // A client went away without PMIx_Finalize. libpmix 4.2 may have damaged its own state
+    // handling that (seen when a client dies while the others enter a fence: a crash or a hang
+    // in the shutdown), so leave without shutting the server down; every child is reaped.
     dir.remove();
     mps.stop();
     std::fflush(nullptr);
