@@ -197,8 +197,9 @@ extern "C" void __asan_unpoison_memory_region(void const volatile *addr, std::si
 // 0.5 us for MPI_Allreduce (osu_iallreduce / osu_allreduce -m 8:8).
 struct Pe::Helper {
   ult::Task task;
-  std::function<void()> job; // empty while in the pool
-  Rank *rank = nullptr;      // the rank the job runs for
+  std::function<void()> job;        // empty while in the pool
+  Rank *rank = nullptr;             // the rank the job runs for
+  gpu::CUcontext context = nullptr; // that rank's CUDA context when it handed the job over
   Helper(Pe &pe, ult::StackPool &stacks) : task(stacks, [this, &pe] { pe.helper_loop(*this); }) {}
   Helper(const Helper &) = delete;
   Helper &operator=(const Helper &) = delete;
@@ -418,7 +419,9 @@ void Pe::block(const char *call) {
     if (devptrs_.poll_copies()) return; // (with other PEs, the port's progress polls them)
   }
   r.blocked_in = call;
+  const gpu::CUcontext ctx = gpu::thread_context(); // the rank's GPU (cuda_driver.hpp)
   scheduler_.block();
+  gpu::restore_thread_context(ctx);
   r.blocked_in = nullptr;
 }
 
@@ -435,6 +438,8 @@ void Pe::spawn_helper(Rank &r, std::function<void()> body) {
   }
   h->job = std::move(body);
   h->rank = &r;
+  // The rank's GPU for the job's device work (reductions), when the rank itself hands it over.
+  h->context = current_if() == &r ? gpu::thread_context() : nullptr;
   h->task.owner = &r;
   h->task.images = r.task.images; // the rank's thread_local variables and libc state, if its own
   h->task.charge_to = &r.task;    // its busy time is the rank's (load balancing)
@@ -450,6 +455,7 @@ void Pe::helper_loop(Helper &h) {
   for (;;) {
     while (!h.job) // woken spuriously, or not yet given a job
       scheduler_.block();
+    gpu::restore_thread_context(h.context);
     h.job();
     h.job = nullptr; // what the job held goes now, not at the next one
     std::erase(h.rank->coll.helper_tasks, &h.task);

@@ -182,7 +182,9 @@ public:
     }
     poll();
     devptrs_.poll_copies(); // device work that ranks wait for (a rank testing a request, say)
+    const gpu::CUcontext ctx = gpu::thread_context(); // the rank's GPU (cuda_driver.hpp)
     scheduler_.yield();
+    gpu::restore_thread_context(ctx);
   }
   // Drives the network (no-op in a one-process job: no call at all); true if anything happened.
   bool poll() { return port_->remote() && port_->progress(); }

@@ -165,4 +165,24 @@ const Driver &driver() noexcept;
 // "cuXxx failed: <driver's message>" for error reports.
 const char *cuda_error_string(CUresult r) noexcept;
 
+// The calling OS thread's current context: nullptr when it has none or CUDA is not loaded (two
+// loads then, no CUDA call). The current context (the CUDA runtime's current device) is state of
+// a thread, and a virtual rank is a thread to its program: the PE saves a rank's context when it
+// switches out and makes it current again when it resumes (core/pe.cpp), or a rank on GPU 0
+// resumes on another rank's GPU 1 and launches its kernels there (8 ranks of one process over two
+// H100s, each rank cudaSetDevice(its GPU): illegal memory accesses, bench/results/
+// 2026-11-27-s11-gpu).
+inline CUcontext thread_context() noexcept {
+  CUcontext c = nullptr;
+  if (cuda_loaded() && driver().cuCtxGetCurrent(&c) != 0) c = nullptr;
+  return c;
+}
+// Makes `c` current on this thread if it is not (nothing for nullptr).
+inline void restore_thread_context(CUcontext c) noexcept {
+  if (c == nullptr) return;
+  CUcontext now = nullptr;
+  const Driver &d = driver();
+  if (d.cuCtxGetCurrent(&now) == 0 && now != c) static_cast<void>(d.cuCtxSetCurrent(c));
+}
+
 } // namespace ampi::gpu

@@ -455,7 +455,7 @@ void DevPtrCache::track(CUcontext ctx, CUstream s, std::function<void()> done) {
     if (CUresult r = d.cuEventCreate(&ev, kEventDisableTiming); r != kCudaSuccess)
       cuda_fail("cuEventCreate", r);
   if (CUresult r = d.cuEventRecord(ev, s); r != kCudaSuccess) cuda_fail("cuEventRecord", r);
-  pending_.push_back(Pending{ev, std::move(done), {}, true, s});
+  pending_.push_back(Pending{ev, std::move(done), {}, true, s, ctx});
 }
 
 void DevPtrCache::make_copy_streams(CUcontext ctx) {
@@ -552,7 +552,7 @@ bool DevPtrCache::watch_stream(CUstream stream, std::function<void(CUresult)> do
     free_events_.emplace_back(ctx, ev);
     return false;
   }
-  pending_.push_back(Pending{ev, {}, std::move(done), true, stream});
+  pending_.push_back(Pending{ev, {}, std::move(done), true, stream, ctx});
   return true;
 }
 
@@ -605,11 +605,8 @@ bool DevPtrCache::poll_copies_slow() {
       cuda_fail("cuEventQuery (an asynchronous copy)", r);
     Pending p = std::move(pending_[i]);
     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
-    if (p.ours && r == kCudaSuccess) { // (after an error the context is unusable: no reuse)
-      CUcontext ctx = nullptr;
-      static_cast<void>(d.cuCtxGetCurrent(&ctx));
-      free_events_.emplace_back(ctx, p.event);
-    }
+    if (p.ours && r == kCudaSuccess) // (after an error the context is unusable: no reuse)
+      free_events_.emplace_back(p.ctx, p.event);
     if (p.watched)
       p.watched(r); // wakes a rank waiting for its GPU work (src/core/cudart.cpp)
     else

@@ -315,6 +315,9 @@ private:
     // stream complete in the order they were recorded, which is their order here: a poll asks
     // the driver only up to a stream's first unfinished one.
     CUstream stream = nullptr;
+    // The context an event of ours belongs to, for reuse there only (the thread's current context
+    // when it completes may be another: ranks of one process on two GPUs).
+    CUcontext ctx = nullptr;
   };
   std::vector<std::pair<CUcontext, CUstream>> copy_streams_;
   std::size_t next_copy_stream_ = 0;
