@@ -91,7 +91,7 @@ finish_job() {
 }
 
 case $case in
-intruder | intruder-leaked)
+intruder | intruder-leaked | intruder-same-user)
   if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
     echo "SKIP: needs root and setpriv (to act as another user)"
     exit 77
@@ -108,11 +108,15 @@ intruder | intruder-leaked)
   nspace=$(sed -n 's/^PMIX_NAMESPACE=//p' "$work/pmix_env")
   [ -n "$nspace" ] || fail "no PMIX_NAMESPACE in the environment of process 1"
   echo "the job's namespace: $nspace"
+  # Another user (nobody), or for intruder-same-user the job's own user from outside the job (a
+  # process that is neither one ampirun started nor a descendant of one).
+  as_other='setpriv --reuid nobody --regid nogroup --clear-groups'
+  [ "$case" = intruder-same-user ] && as_other=
   attempt() { # NAME NAMESPACE RANK [CLAIM_UID CLAIM_GID]
     name=$1 ns=$2 rank=$3
     shift 3
-    # shellcheck disable=SC2046 # one word per variable
-    timeout 30 setpriv --reuid nobody --regid nogroup --clear-groups \
+    # shellcheck disable=SC2046,SC2086 # one word per variable; as_other is a command's words
+    timeout 30 $as_other \
       env -i $(grep -v '^PMIX_NAMESPACE=' "$work/pmix_env") PMIX_NAMESPACE="$ns" PMIX_RANK="$rank" \
       PMIX_MCA_gds=hash ASAN_OPTIONS=detect_leaks=0 "$attacker/pmix_intruder" "$@" \
       >"$work/intruder_$name" 2>&1
@@ -130,6 +134,9 @@ intruder | intruder-leaked)
     attempt old-namespace-claims-owner "ampirun.$ampirun_pid" 0 $owner
     # shellcheck disable=SC2086
     attempt guessed-secret-claims-owner "ampirun.$ampirun_pid.00000000000000000000000000000000" 1 $owner
+  elif [ "$case" = intruder-same-user ]; then
+    # The job's user, with the secret, from outside the job: kept out too.
+    attempt same-user-leaked "$nspace" 0
   else
     # The secret has leaked: the kernel's word on who is connecting must still keep it out.
     # shellcheck disable=SC2086
@@ -142,7 +149,11 @@ intruder | intruder-leaked)
   [ "$rc" = 0 ] || fail "expected exit status 0, got $rc"
   grep -qx 'sum 6 of 4 ranks: go' "$out" || fail "no line 'sum 6 of 4 ranks: go'"
   # Every attempt was closed at accept(), before libpmix read a byte (src/launcher/pmix_gate.hpp).
-  expect_err "^ampirun: refused a connection to the job's PMIx server: the connecting socket belongs to user id $(id -u nobody) \\(further refusals are not reported\\)$"
+  if [ "$case" = intruder-same-user ]; then
+    expect_err "^ampirun: refused a connection to the job's PMIx server: the connecting socket \\(user id $(id -u)\\) is held by no process of the job \\(further refusals are not reported\\)$"
+  else
+    expect_err "^ampirun: refused a connection to the job's PMIx server: the connecting socket belongs to user id $(id -u nobody) \\(further refusals are not reported\\)$"
+  fi
   [ "$(grep -c 'refused a connection' "$err")" = 1 ] || fail "the refusal is not reported once"
   if grep -q 'PMIx_Abort\|PMIX ERROR\|did not shut down' "$err"; then
     fail "an abort, a PMIx error or a hung shutdown was reported"
