@@ -91,7 +91,7 @@ void Engine::add_posted(PostedReceive &r) {
   ++posted_count_;
 }
 
-UnexpectedMessage *Engine::take_unexpected_or_post(PostedReceive &r) {
+UnexpectedMessage *Engine::take_unexpected_or_post_slow(PostedReceive &r) {
   assert(!r.hook_.is_linked());
   const Pattern &p = r.pattern;
   if (!is_exact(p)) {

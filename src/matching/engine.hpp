@@ -124,7 +124,19 @@ public:
   void add_posted(PostedReceive &r);
   // take_unexpected(r.pattern), and add_posted(r) when that finds nothing, with one bucket lookup
   // instead of two for an exact pattern (every MPI_Irecv that arrives before its message).
-  UnexpectedMessage *take_unexpected_or_post(PostedReceive &r);
+  // Inline when it posts an exact receive into the last bucket used and finds no message there
+  // (every blocking receive of a ping-pong that waits for its message); the rest in engine.cpp.
+  UnexpectedMessage *take_unexpected_or_post(PostedReceive &r) {
+    const Pattern &p = r.pattern;
+    if (last_bucket_ && is_exact(p) && last_key_ == Key{p.context, p.source, p.tag} &&
+        last_bucket_->unexpected.empty()) [[likely]] {
+      last_bucket_->posted.push_back(r);
+      r.seq_ = next_seq_++;
+      ++posted_count_;
+      return nullptr;
+    }
+    return take_unexpected_or_post_slow(r);
+  }
   // Probe: the earliest-arrived message matching `p`, left in place, or nullptr.
   UnexpectedMessage *peek_unexpected(const Pattern &p) noexcept;
   // Cancel: unlinks a posted receive still queued; false if it is not queued.
@@ -196,6 +208,7 @@ private:
   }
   Bucket *find_bucket_slow(const Key &k) noexcept;
   PostedReceive *take_posted_any(const Envelope &env) noexcept;
+  UnexpectedMessage *take_unexpected_or_post_slow(PostedReceive &r);
   Bucket &bucket_for_slow(const Key &k);
   void sweep_empty_buckets() noexcept;
   void unlink(UnexpectedMessage &m) noexcept;

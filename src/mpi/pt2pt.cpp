@@ -285,6 +285,11 @@ namespace {
     return MPI_SUCCESS;
   }
   if (!request) {
+    // MPI_Send of host data to another process of this host: into the ring, done, without the
+    // Request that start_send and wait() set up, complete and tear down.
+    if (mode == p2p::Mode::Standard && data.contiguous() &&
+        p2p::send_eager_now(*self, route, data.start(), ck.bytes)) [[likely]]
+      return MPI_SUCCESS;
     p2p::Request req;
     req.owner = self;
     p2p::start_send(req, route, data, mode);

@@ -87,6 +87,26 @@ void start_send(Request &req, const Route &route, const void *buf, std::size_t b
   }
 }
 
+bool send_eager_now(Rank &self, const Route &route, const void *buf, std::size_t bytes) {
+  Pe &pe = self.pe();
+  if (pe.local(route.dest_world)) return false; // same PE: send_self
+  const gpu::MemKind kind = pe.devptrs().kind(buf);
+  if (gpu::is_device(kind)) [[unlikely]]
+    return false;
+  const int dest_pe = pe.pe_of(route.dest_world);
+  const shm::Node *local = pe.port().local();
+  if (!local || !local->reaches(dest_pe)) return false;
+  // (With tracing on, start_send prints the choice.)
+  if (pe.protocols().tracing() ||
+      pe.protocols().choose(Locality::SameHost, kind, bytes, false).protocol != Protocol::ShmEager)
+      [[unlikely]]
+    return false;
+  pe.port().send_host(dest_pe,
+                      net::Eager{{route.context, route.source, route.tag, route.dest_world, bytes}},
+                      buf, bytes);
+  return true;
+}
+
 void start_recv(Request &req, std::uint32_t context, int source, int tag, void *buf,
                 std::size_t capacity) {
   Rank &self = *req.owner;

@@ -35,6 +35,10 @@ inline void begin_send(Request &req, const void *buf, std::size_t bytes, Rank *p
 
 // Starts a send; `req` completes now (delivered or buffered) or when the receiver matches it.
 void start_send(Request &req, const Route &route, const void *buf, std::size_t bytes, Mode mode);
+// A standard send that completes at once, with no Request: host data for a rank of another PE of
+// this host that the protocol table sends eagerly through the same-host ring (MPI_Send's common
+// case between two processes). False, having done nothing, for every other send: start_send then.
+bool send_eager_now(Rank &self, const Route &route, const void *buf, std::size_t bytes);
 // Starts a receive; `req` completes now (a message was waiting) or when one arrives.
 void start_recv(Request &req, std::uint32_t context, int source, int tag, void *buf,
                 std::size_t capacity);

@@ -388,6 +388,34 @@ TEST(MatchingEngine, TakeUnexpectedOrPost) {
   EXPECT_EQ(e.posted_count(), 0u);
 }
 
+// take_unexpected_or_post's inline case (an exact receive into the last bucket used, which holds
+// no message) and its neighbours: a message in the last bucket is taken, not passed by; a receive
+// for another bucket, and one posted after a wildcard receive, keep posting order.
+TEST(MatchingEngine, TakeUnexpectedOrPostLastBucket) {
+  Engine e;
+  Recv first(1, 2, 3);
+  EXPECT_EQ(e.take_unexpected_or_post(first), nullptr); // creates (1, 2, 3), now the last bucket
+  EXPECT_EQ(e.take_posted({1, 2, 3}), &first);
+  Recv again(1, 2, 3);
+  EXPECT_EQ(e.take_unexpected_or_post(again), nullptr); // the inline case
+  EXPECT_EQ(e.posted_count(), 1u);
+  EXPECT_EQ(e.take_posted({1, 2, 3}), &again);
+  Msg m(1, 2, 3);
+  e.add_unexpected(m); // into the last bucket
+  Recv takes(1, 2, 3);
+  EXPECT_EQ(e.take_unexpected_or_post(takes), &m);
+  EXPECT_EQ(e.posted_count(), 0u);
+  Recv wild(1, kAnySource, 3), other(1, 2, 4), exact(1, 2, 3);
+  EXPECT_EQ(e.take_unexpected_or_post(wild), nullptr);
+  EXPECT_EQ(e.take_unexpected_or_post(other), nullptr);
+  EXPECT_EQ(e.take_unexpected_or_post(exact), nullptr);
+  EXPECT_EQ(posted_order(e), (std::vector<const PostedReceive *>{&wild, &other, &exact}));
+  EXPECT_EQ(e.take_posted({1, 2, 3}), &wild); // posted first
+  EXPECT_EQ(e.take_posted({1, 2, 3}), &exact);
+  EXPECT_EQ(e.take_posted({1, 2, 4}), &other);
+  EXPECT_EQ(e.posted_count(), 0u);
+}
+
 TEST(MatchingEngine, DestructionWithLinkedEntries) {
   Recv exact{1, 2, 3}, wild{1, kAnySource, kAnyTag};
   Msg m1{1, 2, 4}, m2{1, 5, 4};
