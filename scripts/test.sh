@@ -14,7 +14,8 @@
 # mode on src/ and tests/) runs first and lists the files that differ. Each failure fails the script.
 #
 # AMPI_TEST_SANITIZERS=0 skips the sanitizer build and run. Both runs always happen (unless a
-# build fails); the script fails if either run had a failure.
+# build fails); the script fails if either run had a failure, and ends with a summary of both
+# runs (each run's failed tests, from its log DIR/ctest-output.log).
 set -eu
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -31,7 +32,8 @@ echo "== clang-format in check mode (src/, tests/)"
 scripts/check_format.sh || status=1
 
 scripts/build.sh build -DAMPI_WERROR=ON
-ctest --test-dir build --output-on-failure -j2 -LE "soak|sanitizer|hdf5" || status=1
+ctest --test-dir build --output-on-failure -j2 -LE "soak|sanitizer|hdf5" \
+  --output-log build/ctest-output.log || status=1
 
 if [ "${AMPI_TEST_SANITIZERS:-1}" != 0 ]; then
   echo "== the same suite under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/)"
@@ -40,6 +42,21 @@ if [ "${AMPI_TEST_SANITIZERS:-1}" != 0 ]; then
   cmake --build build-asan
   # multihost (tests/multihost) reruns the MPI tests across simulated hosts under Slurm; the
   # first run covers those paths, and the programs themselves run under the sanitizers here.
-  ctest --test-dir build-asan --output-on-failure -j2 -LE "soak|multihost|hdf5" || status=1
+  ctest --test-dir build-asan --output-on-failure -j2 -LE "soak|multihost|hdf5" \
+    --output-log build-asan/ctest-output.log || status=1
 fi
+# Both runs' failures again, last: where only the end of this script's output is kept (CI), a
+# failure of the first run would otherwise be out of sight.
+echo "== summary"
+for d in build build-asan; do
+  [ -f "$d/ctest-output.log" ] || continue
+  failed=$(grep -E '^[[:space:]]*[0-9]+ - .*\((Failed|Timeout|Exception|Not Run|SEGFAULT)\)' \
+    "$d/ctest-output.log" || true)
+  if [ -n "$failed" ]; then
+    echo "$d: failed:"
+    echo "$failed"
+  else
+    echo "$d: $(grep -E 'tests passed' "$d/ctest-output.log" | tail -1)"
+  fi
+done
 exit "$status"
