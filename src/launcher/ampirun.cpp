@@ -11,8 +11,10 @@
 //
 // Threads: libpmix runs its own progress thread, which calls the server module's callbacks. The
 // callbacks touch no launcher state: they queue an event under a mutex and wake the main thread
-// through a pipe. The main thread does everything else in one poll() loop: signals (through a
-// signalfd), the PMIx events, the children's output (with --tag-output) and the kill deadline.
+// through a pipe. libpmix's listening thread calls accept(), which ampirun interposes to vet each
+// connection first (pmix_gate.hpp); a refusal is queued the same way. The main thread does
+// everything else in one poll() loop: signals (through a signalfd), the PMIx events, the
+// children's output (with --tag-output) and the kill deadline.
 //
 // Signals: SIGCHLD and the forwarded signals are blocked in every thread (before libpmix starts
 // its thread) and read from a signalfd, so there is no asynchronous handler. A signal that the
