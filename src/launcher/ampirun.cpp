@@ -56,6 +56,7 @@
 #include <pmix_server.h>
 
 #include "binding.hpp"
+#include "fd.hpp"
 #include "pmix_gate.hpp"
 #include "remote.hpp"
 #include "settings/settings.hpp"
@@ -125,30 +126,7 @@ struct FatalError {
   throw FatalError{what + ": " + std::strerror(errno)};
 }
 
-// Owns a file descriptor.
-class Fd {
-public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd &) = delete;
-  Fd &operator=(const Fd &) = delete;
-  Fd(Fd &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd &operator=(Fd &&other) noexcept {
-    if (this != &other) reset(std::exchange(other.fd_, -1));
-    return *this;
-  }
-  ~Fd() { reset(); }
-
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  void reset(int fd = -1) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
-private:
-  int fd_ = -1;
-};
+using ampirun::Fd;
 
 struct Pipe {
   Fd read;

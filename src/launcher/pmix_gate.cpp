@@ -2,6 +2,8 @@
 // the check sits in accept()).
 #include "pmix_gate.hpp"
 
+#include "fd.hpp"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -22,22 +24,6 @@
 
 namespace ampirun {
 namespace {
-
-// A file descriptor closed on scope exit.
-class Fd {
-public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd &) = delete;
-  Fd &operator=(const Fd &) = delete;
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-
-private:
-  int fd_;
-};
 
 // The client's end of a loopback connection to the server: its inode and owner, as the kernel
 // tells (sock_diag, an exact lookup by address and ports: microseconds, where reading
