@@ -97,6 +97,7 @@ struct PeConfig {
   bool gpu_rank_streams = true;            // AMPI_GPU_RANK_STREAMS (core/cudart.cpp)
   bool gpu_device_pack = true;             // AMPI_GPU_DEVICE_PACK (DevPtrCache, p2p/data.cpp)
   bool gpu_device_reduce = true;           // AMPI_GPU_DEVICE_REDUCE (DevPtrCache, mpi/coll.cpp)
+  bool gpu_peer_access = true;             // AMPI_GPU_PEER_ACCESS (DevPtrCache::reachable)
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;
@@ -288,7 +289,8 @@ private:
   // (startup.cpp, CUDA_DEVICE_MAX_CONNECTIONS).
   gpu::DevPtrCache devptrs_{
       config_.gpu_async_bytes, config_.gpu_device_pack, config_.gpu_device_reduce,
-      config_.pes_per_process > 1 ? 1 : gpu::DevPtrCache::kCopyStreams}; // gpu
+      config_.pes_per_process > 1 ? 1 : gpu::DevPtrCache::kCopyStreams,
+      config_.gpu_peer_access}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   bool cma_refusal_reported_ = false;

@@ -81,6 +81,10 @@ void fill(void *h) {
   d.cuModuleGetFunction =
       reinterpret_cast<decltype(d.cuModuleGetFunction)>(dlsym(h, "cuModuleGetFunction"));
   d.cuLaunchKernel = reinterpret_cast<decltype(d.cuLaunchKernel)>(dlsym(h, "cuLaunchKernel"));
+  d.cuDeviceCanAccessPeer =
+      reinterpret_cast<decltype(d.cuDeviceCanAccessPeer)>(dlsym(h, "cuDeviceCanAccessPeer"));
+  d.cuCtxEnablePeerAccess =
+      reinterpret_cast<decltype(d.cuCtxEnablePeerAccess)>(dlsym(h, "cuCtxEnablePeerAccess"));
 }
 
 } // namespace

@@ -27,6 +27,7 @@ inline constexpr CUresult kCudaErrorInvalidValue = 1;
 inline constexpr CUresult kCudaErrorNotReady = 600;
 inline constexpr CUresult kCudaErrorNotFound = 500;
 inline constexpr CUresult kCudaErrorAlreadyMapped = 208;
+inline constexpr CUresult kCudaErrorPeerAccessAlreadyEnabled = 704;
 inline constexpr unsigned kEventDisableTiming = 2;
 // CUpointer_attribute
 inline constexpr int kAttrContext = 1;
@@ -34,8 +35,12 @@ inline constexpr int kAttrMemoryType = 2;
 inline constexpr int kAttrBufferId = 7;
 inline constexpr int kAttrIsManaged = 8;
 inline constexpr int kAttrDeviceOrdinal = 9;
+inline constexpr int kAttrIsLegacyIpcCapable = 10; // a cuMemAlloc allocation (not pool, not VMM)
 inline constexpr int kAttrRangeStart = 11;
 inline constexpr int kAttrRangeSize = 12;
+inline constexpr int kAttrAccessFlags = 16; // what the current context's device may do with it
+// CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS
+inline constexpr unsigned kAccessReadWrite = 3;
 // CUmemorytype
 inline constexpr unsigned kMemoryTypeHost = 1;
 inline constexpr unsigned kMemoryTypeDevice = 2;
@@ -133,6 +138,10 @@ struct Driver {
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, CUstream, void **, void **);
+  // Kernels of one GPU that read another GPU's memory (ranks of one process on two GPUs,
+  // DevPtrCache::reachable). nullptr where the driver lacks them.
+  CUresult (*cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
+  CUresult (*cuCtxEnablePeerAccess)(CUcontext, unsigned);
 };
 
 namespace detail {

@@ -70,9 +70,9 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack, bool device_reduce,
-                         std::size_t copy_streams)
+                         std::size_t copy_streams, bool peer_access)
     : copy_streams_per_ctx_(copy_streams ? copy_streams : 1), async_bytes_(async_bytes),
-      device_pack_(device_pack), device_reduce_(device_reduce),
+      device_pack_(device_pack), device_reduce_(device_reduce), peer_access_(peer_access),
       pool_(std::make_shared<DevicePool>()) {
 }
 

@@ -83,8 +83,9 @@ public:
   // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()); `device_pack`: AMPI_GPU_DEVICE_PACK
   // (see can_copy_rects()); `device_reduce`: AMPI_GPU_DEVICE_REDUCE (see can_reduce());
   // `copy_streams`: the streams per context for asynchronous copies (copy_async).
+  // `peer_access`: AMPI_GPU_PEER_ACCESS (see reachable()).
   explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true, bool device_reduce = true,
-                       std::size_t copy_streams = kCopyStreams);
+                       std::size_t copy_streams = kCopyStreams, bool peer_access = true);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -146,9 +147,10 @@ public:
   // Copies packed bytes [0, n) of the rects `src` (from `src_base`) into packed bytes [0, n) of
   // the rects `dst` (from `dst_base`), both plain device memory of the current context (made
   // current as ensure_context(dst_base) does), with strided_copy.cu's kernels on `stream`;
-  // returns without waiting. False, with nothing launched, when they do not apply: either side's
-  // memory belongs to another context (a kernel may not reach another GPU's memory; the copy
-  // engines do), no kernels in this build or context, AMPI_GPU_DEVICE_PACK=0, more than
+  // returns without waiting. Either side may be another GPU's memory that the current context's
+  // kernels can reach (reachable(): a rank of one process copying from the layout of a rank on
+  // another GPU). False, with nothing launched, when they do not apply: a side the kernels
+  // cannot reach, no kernels in this build or context, AMPI_GPU_DEVICE_PACK=0, more than
   // kMaxStridedSegments segments, or a launch refused (what was launched before it is waited
   // for).
   bool copy_strided(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
@@ -158,6 +160,16 @@ public:
   bool copy_strided_async(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
                           const Rect *src, std::size_t ns, std::size_t n,
                           std::function<void()> done);
+
+  // Whether kernels of the current context `ctx` may read and write the device memory at `p`:
+  // memory of `ctx` itself, or a cudaMalloc allocation of another GPU whose context `ctx` has
+  // peer access to. Peer access between two GPUs that allow it is enabled here on first need, as
+  // NCCL does for the GPUs of one process (AMPI_GPU_PEER_ACCESS=0: never; a program that calls
+  // cudaDeviceEnablePeerAccess for that pair afterwards gets cudaErrorPeerAccessAlreadyEnabled).
+  // Pool (cudaMallocAsync) and VMM memory follow their own access settings: never reachable
+  // here. Where the driver reports the access (CU_POINTER_ATTRIBUTE_ACCESS_FLAGS), it must say
+  // read-write.
+  bool reachable(const void *p, CUcontext ctx);
 
   // ---- device-side reductions (reduce_kernels.cpp) ----
   // Whether reduce() can run here: AMPI_GPU_DEVICE_REDUCE is on, this build embeds the kernels
@@ -326,6 +338,14 @@ private:
   std::size_t async_bytes_;
   bool device_pack_;
   bool device_reduce_;
+  bool peer_access_;
+  // Pairs (this context, the peer's) whose peer access this PE has tried to enable (once each),
+  // and whether it is on.
+  struct PeerPair {
+    CUcontext ctx, peer;
+    bool on;
+  };
+  std::vector<PeerPair> peers_;
   // The embedded kernel `name` in the current context, loading the module there on first use
   // (kernels.cpp); nullptr when this build, the GPU or the driver has none.
   CUfunction kernel(const char *name);

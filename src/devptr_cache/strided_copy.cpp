@@ -1,6 +1,7 @@
 // src/devptr_cache/strided_copy.cpp — copies between strided layouts of device memory by the
 // kernels of strided_copy.cu: a plan of segments (strided_plan.cpp), one launch per segment on
-// the caller's stream or on a copy stream of ours.
+// the caller's stream or on a copy stream of ours; and which memory those kernels may reach
+// (another GPU's, through peer access).
 #include "devptr_cache/devptr_cache.hpp"
 
 #include <algorithm>
@@ -27,13 +28,48 @@ constexpr std::array<const char *, 17> kNames = [] {
 
 } // namespace
 
+bool DevPtrCache::reachable(const void *p, CUcontext ctx) {
+  if (kind(p) != MemKind::Device) return false;
+  const CUcontext owner = context_of(p);
+  if (owner == ctx) return true;
+  const Driver &d = driver();
+  const auto ptr = reinterpret_cast<CUdeviceptr>(p);
+  int legacy = 0;
+  if (d.cuPointerGetAttribute(&legacy, kAttrIsLegacyIpcCapable, ptr) != kCudaSuccess || !legacy)
+    return false;
+  auto it = std::ranges::find_if(peers_,
+                                 [&](const PeerPair &q) { return q.ctx == ctx && q.peer == owner; });
+  if (it == peers_.end()) {
+    // Once per pair and PE (another PE of the process may have enabled it: "already enabled").
+    bool on = false;
+    int ordinal = -1, can = 0;
+    CUdevice mine = 0, theirs = 0;
+    if (peer_access_ && d.cuDeviceCanAccessPeer && d.cuCtxEnablePeerAccess &&
+        d.cuCtxGetDevice(&mine) == kCudaSuccess &&
+        d.cuPointerGetAttribute(&ordinal, kAttrDeviceOrdinal, ptr) == kCudaSuccess &&
+        d.cuDeviceGet(&theirs, ordinal) == kCudaSuccess && mine != theirs &&
+        d.cuDeviceCanAccessPeer(&can, mine, theirs) == kCudaSuccess && can) {
+      const CUresult r = d.cuCtxEnablePeerAccess(owner, 0);
+      on = r == kCudaSuccess || r == kCudaErrorPeerAccessAlreadyEnabled;
+    }
+    peers_.push_back({ctx, owner, on});
+    it = peers_.end() - 1;
+  }
+  if (!it->on) return false;
+  // Where the driver tells (CUDA 11.1+), it must agree: the program may have disabled the access.
+  unsigned flags = 0;
+  if (d.cuPointerGetAttribute(&flags, kAttrAccessFlags, ptr) == kCudaSuccess)
+    return flags == kAccessReadWrite;
+  return true;
+}
+
 bool DevPtrCache::copy_strided(void *dst_base, const Rect *dst, std::size_t nd,
                                const void *src_base, const Rect *src, std::size_t ns, std::size_t n,
                                CUstream stream) {
   if (!device_pack_ || !cuda_loaded()) return false;
   const CUcontext ctx = current_context(dst_base);
   if (n == 0) return true;
-  if (context_of(dst_base) != ctx || context_of(src_base) != ctx) return false;
+  if (!reachable(dst_base, ctx) || !reachable(src_base, ctx)) return false;
   std::vector<StridedSegment> plan;
   const std::size_t unit = plan_strided_copy(reinterpret_cast<std::uintptr_t>(dst_base), dst, nd,
                                              reinterpret_cast<std::uintptr_t>(src_base), src, ns, n,

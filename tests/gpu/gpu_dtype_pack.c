@@ -10,7 +10,9 @@
  *    with the same type (gaps checked) and as contiguous bytes (against host packing).
  * Run between ranks of one process (same PE: packed straight into the receive, or left unexpected)
  * and of two (CUDA IPC), with device packing on (the default) and off (AMPI_GPU_DEVICE_PACK=0, the
- * host staging it falls back to). Exits 77 (skipped) before MPI_Init where there is no GPU. */
+ * host staging it falls back to); with --spread, between ranks of one process on two GPUs (with
+ * and without peer access). Exits 77 (skipped) before MPI_Init where there is no GPU (with
+ * --spread: fewer than two). */
 #include "gpu_mpi_test.h"
 
 #include <stdlib.h>
@@ -119,9 +121,24 @@ int main(int argc, char **argv) {
     printf("no GPU: skipped\n");
     return 77;
   }
+  /* --spread: rank r works on GPU r % (the GPUs there are), so that ranks of one process on two
+   * PEs copy between two GPUs' layouts (peer access, DevPtrCache::reachable); skipped with one. */
+  int spread = argc > 1 && strcmp(argv[1], "--spread") == 0, ngpus = 0;
+  GPU_CHECK(cu.DeviceGetCount(&ngpus));
+  if (spread && ngpus < 2) {
+    printf("one GPU: skipped\n");
+    return 77;
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (spread) {
+    int dev;
+    CUcontext ctx;
+    GPU_CHECK(cu.DeviceGet(&dev, rank % ngpus));
+    GPU_CHECK(cu.DevicePrimaryCtxRetain(&ctx, dev));
+    GPU_CHECK(cu.CtxSetCurrent(ctx));
+  }
   const int peer = rank ^ 1;
   MPI_Datatype t;
   /* (Every type's extent times 3 stays inside SPAN.) */
