@@ -287,10 +287,10 @@ private:
   // SMP mode: one copy stream per PE, not four. Every stream counts against the context's 32
   // hardware queues, and a queue shared with a stream waiting for MPI (MPIX_Wait_enqueue) stalls
   // (startup.cpp, CUDA_DEVICE_MAX_CONNECTIONS).
-  gpu::DevPtrCache devptrs_{
-      config_.gpu_async_bytes, config_.gpu_device_pack, config_.gpu_device_reduce,
-      config_.pes_per_process > 1 ? 1 : gpu::DevPtrCache::kCopyStreams,
-      config_.gpu_peer_access}; // gpu
+  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes, config_.gpu_device_pack,
+                            config_.gpu_device_reduce,
+                            config_.pes_per_process > 1 ? 1 : gpu::DevPtrCache::kCopyStreams,
+                            config_.gpu_peer_access}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   bool cma_refusal_reported_ = false;

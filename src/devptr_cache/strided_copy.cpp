@@ -37,8 +37,8 @@ bool DevPtrCache::reachable(const void *p, CUcontext ctx) {
   int legacy = 0;
   if (d.cuPointerGetAttribute(&legacy, kAttrIsLegacyIpcCapable, ptr) != kCudaSuccess || !legacy)
     return false;
-  auto it = std::ranges::find_if(peers_,
-                                 [&](const PeerPair &q) { return q.ctx == ctx && q.peer == owner; });
+  auto it = std::ranges::find_if(
+      peers_, [&](const PeerPair &q) { return q.ctx == ctx && q.peer == owner; });
   if (it == peers_.end()) {
     // Once per pair and PE (another PE of the process may have enabled it: "already enabled").
     bool on = false;
