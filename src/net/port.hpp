@@ -69,6 +69,9 @@ struct Rendezvous {
   Envelope env;
   std::uint64_t data_id; // what the receiver names in recv_data
 };
+// The most rectangles a layout sent to another process may take (kIpcLayout): a face of a 3-D
+// grid as a subarray is one.
+inline constexpr std::size_t kIpcNoteRects = 2;
 struct IpcNote {
   static constexpr AmKind kKind = AmKind::IpcNote;
   Envelope env;
@@ -77,9 +80,15 @@ struct IpcNote {
   std::int32_t sender_pe;
   // kIpcFromLayout: a sender of this process whose data is its request's non-contiguous device
   // layout (p2p/ipc.cpp's send_layout); `ref` is unset then.
+  // kIpcLayout: a sender of another process whose data is the `nrects` rectangles `rects` of its
+  // device memory, displacements from the address `ref` names (p2p/ipc.cpp's send_layout).
   std::int32_t flags;
+  std::uint32_t nrects;
+  std::uint32_t pad;
+  gpu::Rect rects[kIpcNoteRects];
 };
 inline constexpr std::int32_t kIpcFromLayout = 1;
+inline constexpr std::int32_t kIpcLayout = 2;
 struct IpcDone {
   static constexpr AmKind kKind = AmKind::IpcDone;
   std::uint64_t sender_request;

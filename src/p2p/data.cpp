@@ -240,19 +240,9 @@ void pack_into(const Data &d, Request &rreq, std::size_t n) {
 // managed memory on either side, a layout of too many pieces, no kernels).
 bool copy_into_async(const Data &d, Request &rreq, std::size_t n, std::function<void()> done) {
   if (n == 0 || !plain_device(d.buf)) return false;
-  const bool staged = rreq.on_complete == unpack_staged;
-  if (staged && !rreq.ext().dev_staging) return false; // host staging: a host buffer
-  void *to = staged ? rreq.ext().user_buf : rreq.recv_buf;
-  std::vector<Rect> src, dst;
-  if (!plain_device(to) || !rects_of(*d.type, d.count, src)) return false;
-  if (staged ? !rects_of(*rreq.ext().dtype, rreq.ext().user_count, dst)
-             : (dst.push_back(Rect{0, n, 1, 1, n, 0}), false))
-    return false;
-  if (!Pe::get().devptrs().copy_strided_async(to, dst.data(), dst.size(), d.buf, src.data(),
-                                              src.size(), n, std::move(done)))
-    return false;
-  if (staged) rreq.on_complete = nullptr; // lands in place
-  return true;
+  std::vector<Rect> src;
+  if (!rects_of(*d.type, d.count, src)) return false;
+  return copy_rects_into_async(d.buf, src.data(), src.size(), rreq, n, std::move(done));
 }
 
 // The data of a send left in its layout (Request::Extra::layout).
@@ -370,6 +360,37 @@ void start_recv_packed(Request &req, std::uint32_t context, int source, int tag,
   if (!req.ext().staging)
     req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
   start_recv(req, context, source, tag, req.ext().staging.get(), bytes);
+}
+
+bool copy_rects_into_async(const void *src_base, const Rect *src, std::size_t ns, Request &rreq,
+                           std::size_t n, std::function<void()> done) {
+  if (n == 0) return false;
+  const bool staged = rreq.on_complete == unpack_staged;
+  if (staged && !rreq.ext().dev_staging) return false; // host staging: a host buffer
+  void *to = staged ? rreq.ext().user_buf : rreq.recv_buf;
+  std::vector<Rect> dst;
+  if (!plain_device(to)) return false;
+  if (staged ? !rects_of(*rreq.ext().dtype, rreq.ext().user_count, dst)
+             : (dst.push_back(Rect{0, n, 1, 1, n, 0}), false))
+    return false;
+  if (!Pe::get().devptrs().copy_strided_async(to, dst.data(), dst.size(), src_base, src, ns, n,
+                                              std::move(done)))
+    return false;
+  if (staged) rreq.on_complete = nullptr; // lands in place
+  return true;
+}
+
+const void *pack_layout(Request &sreq) {
+  const Data d = layout_of(sreq);
+  const std::size_t bytes = d.bytes();
+  Request::Extra &x = sreq.ext();
+  if (void *dev = device_staging(sreq, *d.type, d.count, d.buf);
+      dev && device_pack(*d.type, d.buf, d.count, dev, true))
+    return dev;
+  x.dev_staging.reset();
+  if (!x.staging) x.staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  d.pack(0, x.staging.get(), bytes);
+  return x.staging.get();
 }
 
 bool copy_from_layout(Request &rreq, const Request &sreq, std::size_t n,

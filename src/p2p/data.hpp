@@ -23,6 +23,7 @@
 
 #include "datatype/type.hpp"
 #include "devptr_cache/cuda_driver.hpp"
+#include "devptr_cache/strided_plan.hpp"
 #include "p2p/p2p.hpp"
 
 #include <mpi.h>
@@ -115,6 +116,18 @@ void start_recv_packed(Request &req, std::uint32_t context, int source, int tag,
 // (its buffer, or its staging copy that it unpacks on completion): true.
 bool copy_from_layout(Request &rreq, const Request &sreq, std::size_t n,
                       std::function<void()> done);
+// A receive `rreq` (matched, its status set) takes the packed bytes [0, n) of the `ns` strided
+// rectangles `src` of device memory at `src_base` (another process's layout, mapped with CUDA
+// IPC): the kernels copy them straight into the receive's elements (or its contiguous buffer) on
+// a copy stream, and `done` runs once they have finished. False, with nothing started, where they
+// do not apply (n == 0, a host, managed or host-staged receive, a layout of too many pieces,
+// memory the kernels cannot reach).
+bool copy_rects_into_async(const void *src_base, const gpu::Rect *src, std::size_t ns,
+                           Request &rreq, std::size_t n, std::function<void()> done);
+// The data of a send left in its device layout (send_layout), packed now into a staging copy the
+// request owns (device memory where device packing applies, else host): for a receiver that
+// could not copy from the layout itself. Returns the packed bytes.
+const void *pack_layout(Request &sreq);
 
 // Starts a send of `d`. Contiguous data is sent in place; other data is packed straight into a
 // posted receive of this PE, or into a staging copy the request owns.

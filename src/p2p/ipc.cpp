@@ -3,16 +3,24 @@
 // straight from the sender's buffer with CUDA IPC (one device-to-device copy) and acknowledges
 // (IpcDone), which completes the send like a synchronous one. A receiver that cannot open the
 // memory answers IpcRefused; the sender then posts the data on the network (IpcData) and uses
-// the network for that PE from then on. Between PEs of one process, device data of a
-// non-contiguous datatype goes unpacked (send_layout): the receiver copies from the sender's
-// layout into its own, one kernel per segment (data.hpp's copy_from_layout).
+// the network for that PE from then on. Device data of a non-contiguous datatype goes unpacked
+// (send_layout): the receiver copies from the sender's layout into its own, one kernel per
+// segment; between PEs of one process from the sender's request (data.hpp's copy_from_layout),
+// from another process through its memory mapped with CUDA IPC, the note carrying the layout's
+// rectangles (copy_rects_into_async). Jacobi3D --datatypes, 2 processes x 4 PEs over two GPUs:
+// the faces between the processes were packed, copied across and unpacked (three steps, the
+// first two waited for), 1.04-1.19x the time of 8 MPS processes (H200,
+// bench/results/2026-11-27-s12-gpu/run1).
 #include "core/pe.hpp"
 #include "p2p/backend.hpp"
 #include "p2p/data.hpp"
+#include "p2p/device_pack.hpp"
 #include "p2p/net_handler.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace ampi::p2p {
 
@@ -20,6 +28,42 @@ namespace {
 
 void ack(Pe &pe, const net::IpcNote &note) {
   pe.port().send(note.sender_pe, net::IpcDone{note.sender_request});
+}
+
+// Asks the sender of `note` to send its data through the network instead: for this message only
+// (`once`: kCmaThisOnce), or for every later one to this PE too (0).
+void refuse(Pe &pe, const Request &rreq, const net::IpcNote &note, std::int32_t once) {
+  net::IpcRefused r{};
+  r.sender_request = note.sender_request;
+  r.receiver_request = reinterpret_cast<std::uintptr_t>(&rreq);
+  r.receiver_pe = pe.port().my_pe();
+  r.cma = once;
+  pe.port().send(note.sender_pe, r);
+}
+
+// The data of a kIpcLayout note: the sender's rectangles, whose first byte is mapped here at
+// `from` (pinned). The kernels copy them straight into the receive on a copy stream (false: the
+// request completes then), or they are gathered into a device buffer and copied into the
+// receive (true: done); where neither works, the sender sends them packed (false).
+bool receive_layout(Pe &pe, Request &rreq, const net::IpcNote &note, const void *from,
+                    std::size_t n) {
+  if (copy_rects_into_async(from, note.rects, note.nrects, rreq, n, [&pe, &rreq, note] {
+        pe.ipc().unpin(note.ref);
+        ack(pe, note);
+        complete(rreq);
+      }))
+    return false;
+  gpu::DevPtrCache &mem = pe.devptrs();
+  gpu::DeviceBuffer tmp = mem.device_buffer(note.env.bytes, from);
+  if (tmp && mem.copy_rects(tmp.get(), const_cast<void *>(from), note.rects, note.nrects, true)) {
+    mem.copy(rreq.recv_buf, mem.kind(rreq.recv_buf), tmp.get(), gpu::MemKind::Device, n);
+    pe.ipc().unpin(note.ref);
+    ack(pe, note);
+    return true;
+  }
+  pe.ipc().unpin(note.ref);
+  refuse(pe, rreq, note, net::kCmaThisOnce);
+  return false;
 }
 
 } // namespace
@@ -59,13 +103,45 @@ void send_ipc(Request &req, const Outgoing &m, int dest_pe) {
   pe.port().send(dest_pe, note);
 }
 
+namespace {
+
+// The note for a layout sent to another process: its rectangles (at most kIpcNoteRects, within
+// one allocation) from their first byte, which `note.ref` names. False where it does not apply.
+bool describe_layout(Pe &pe, const void *buf, const datatype::Type &type, std::size_t count,
+                     net::IpcNote &note) {
+  std::vector<Rect> rects;
+  if (!rects_of(type, count, rects) || rects.empty() || rects.size() > net::kIpcNoteRects)
+    return false;
+  std::ptrdiff_t lo = rects[0].disp, hi = lo;
+  for (const Rect &r : rects) {
+    const auto extent = static_cast<std::ptrdiff_t>((r.depth - 1) * r.slab +
+                                                    (r.height - 1) * r.pitch + r.width);
+    lo = std::min(lo, r.disp);
+    hi = std::max(hi, r.disp + extent);
+  }
+  const auto *base = static_cast<const std::byte *>(buf);
+  gpu::IpcRef last;
+  if (!pe.ipc().describe(base + lo, &note.ref) || !pe.ipc().describe(base + hi - 1, &last) ||
+      last.buffer_id != note.ref.buffer_id ||
+      std::memcmp(&last.handle, &note.ref.handle, sizeof last.handle) != 0)
+    return false;
+  note.nrects = static_cast<std::uint32_t>(rects.size());
+  for (std::size_t i = 0; i < rects.size(); ++i) {
+    note.rects[i] = rects[i];
+    note.rects[i].disp -= lo;
+  }
+  return true;
+}
+
+} // namespace
+
 bool send_layout(Request &req, const Route &route, void *buf, std::size_t count,
                  std::shared_ptr<const datatype::Type> type) {
   Pe &pe = req.owner->pe();
+  if (pe.local(route.dest_world)) return false;
   const int ppp = pe.config().pes_per_process;
-  if (ppp == 1 || pe.local(route.dest_world)) return false;
   const int dest_pe = pe.pe_of(route.dest_world);
-  if (dest_pe / ppp != pe.port().my_pe() / ppp) return false;
+  const bool this_process = ppp > 1 && dest_pe / ppp == pe.port().my_pe() / ppp;
   gpu::DevPtrCache &mem = pe.devptrs();
   const std::size_t bytes = type->size * count;
   if (mem.kind(buf) != gpu::MemKind::Device || !mem.can_copy_rects() ||
@@ -74,6 +150,16 @@ bool send_layout(Request &req, const Route &route, void *buf, std::size_t count,
   const Choice c =
       pe.protocols().choose(Locality::SameHost, gpu::MemKind::Device, bytes, /*synchronous=*/false);
   if (c.protocol != Protocol::HostIpc) return false;
+  net::IpcNote note{};
+  if (this_process) {
+    note.flags = net::kIpcFromLayout;
+  } else {
+    // Another process of this host: it maps our memory and copies from our layout into its own
+    // (one kernel), where it was packed here, copied across and unpacked there (three steps).
+    if (!describe_layout(pe, buf, *type, count, note)) return false;
+    note.flags = net::kIpcLayout;
+    pe.devptrs().sync_legacy_stream(); // as for a contiguous send (send_ipc says why)
+  }
   if (pe.protocols().tracing()) [[unlikely]]
     pe.protocols().trace(c, gpu::MemKind::Device, bytes, req.owner->world_rank, route.dest_world);
   begin_send(req, buf, bytes, nullptr);
@@ -82,11 +168,9 @@ bool send_layout(Request &req, const Route &route, void *buf, std::size_t count,
   x.user_buf = buf;
   x.user_count = count;
   x.layout = true;
-  net::IpcNote note{};
   note.env = {route.context, route.source, route.tag, route.dest_world, bytes};
   note.sender_request = reinterpret_cast<std::uintptr_t>(&req);
   note.sender_pe = pe.port().my_pe();
-  note.flags = net::kIpcFromLayout;
   pe.port().send(dest_pe, note);
   return true;
 }
@@ -115,7 +199,8 @@ bool receive_ipc(Request &rreq, const net::IpcNote &note) {
     const bool refuse_all = pe.protocols().limits().gpu_ipc_refuse;
     gpu::DevPtrCache &mem = pe.devptrs();
     // A copy that goes on in the background holds the mapping (pinned: no eviction meanwhile).
-    const bool async = n >= mem.async_bytes(); // several at once go faster
+    const bool layout = note.flags == net::kIpcLayout;
+    const bool async = layout || n >= mem.async_bytes(); // several at once go faster
     gpu::CUresult err = 0;
     const void *from = refuse_all ? nullptr
                        : async    ? pe.ipc().pin(note.ref, &err)
@@ -130,13 +215,10 @@ bool receive_ipc(Request &rreq, const net::IpcNote &note) {
                      note.ref.pid, gpu::cuda_error_string(err));
         pe.set_ipc_refusal_reported();
       }
-      net::IpcRefused r{};
-      r.sender_request = note.sender_request;
-      r.receiver_request = reinterpret_cast<std::uintptr_t>(&rreq);
-      r.receiver_pe = pe.port().my_pe();
-      pe.port().send(note.sender_pe, r);
+      refuse(pe, rreq, note, 0);
       return false;
     }
+    if (layout) return receive_layout(pe, rreq, note, from, n);
     if (async) {
       mem.copy_async(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n,
                      [&pe, &rreq, note] {
@@ -176,9 +258,10 @@ void NetHandler::on_ipc_refused(const net::IpcRefused &r) {
     cma_refused(r.receiver_pe) = true;
   auto &req = *reinterpret_cast<Request *>(static_cast<std::uintptr_t>(r.sender_request));
   net::Port &port = pe_.port();
-  const net::IpcData d{r.receiver_request,
-                       port.post_data(r.receiver_pe, req.send_buf, req.bytes,
-                                      pe_.devptrs().kind(req.send_buf), false, &req)};
+  // A send left in its device layout (send_layout) is packed first.
+  const void *data = req.extra && req.extra->layout ? pack_layout(req) : req.send_buf;
+  const net::IpcData d{r.receiver_request, port.post_data(r.receiver_pe, data, req.bytes,
+                                                          pe_.devptrs().kind(data), false, &req)};
   port.send(r.receiver_pe, d);
 }
 

@@ -119,7 +119,8 @@ struct Request::Extra {
   std::size_t user_count = 0;
   // A send whose data stays in its non-contiguous device layout (`user_count` elements of `dtype`
   // at `user_buf`), not packed: a receiver of this process copies from that layout into its own
-  // (p2p/data.hpp's copy_from_layout).
+  // (p2p/data.hpp's copy_from_layout), one of another process from it mapped with CUDA IPC
+  // (p2p/ipc.cpp's send_layout; refused, the sender packs it then: pack_layout).
   bool layout = false;
   // MPI_*_init: the operation MPI_Start repeats.
   std::unique_ptr<Persistent> op;
