@@ -114,8 +114,8 @@ bool describe_layout(Pe &pe, const void *buf, const datatype::Type &type, std::s
     return false;
   std::ptrdiff_t lo = rects[0].disp, hi = lo;
   for (const Rect &r : rects) {
-    const auto extent = static_cast<std::ptrdiff_t>((r.depth - 1) * r.slab +
-                                                    (r.height - 1) * r.pitch + r.width);
+    const auto extent =
+        static_cast<std::ptrdiff_t>((r.depth - 1) * r.slab + (r.height - 1) * r.pitch + r.width);
     lo = std::min(lo, r.disp);
     hi = std::max(hi, r.disp + extent);
   }
