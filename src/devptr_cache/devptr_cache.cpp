@@ -280,11 +280,12 @@ CUstream DevPtrCache::stream_for_current_context(const void *dev_ptr) {
   return s;
 }
 
-void DevPtrCache::copy_device(void *dst, MemKind dst_kind, const void *src, MemKind /*src_kind*/,
+void DevPtrCache::copy_device(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
                               std::size_t n) {
   if (n == 0) return;
   const Driver &d = driver();
   CUstream s = stream_for_current_context(is_device(dst_kind) ? dst : src);
+  if (is_device(dst_kind) && is_device(src_kind)) peer_copy(dst, src, current_);
   CUresult r =
       d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
   if (r != kCudaSuccess) cuda_fail("cuMemcpyAsync", r);
@@ -414,9 +415,10 @@ void DevPtrCache::sync_legacy_stream() {
     cuda_fail("cuStreamSynchronize (legacy default stream)", r);
 }
 
-void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind /*src_kind*/,
+void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
                              std::size_t n, std::function<void()> done) {
   const CUcontext ctx = current_context(is_device(dst_kind) ? dst : src);
+  if (is_device(dst_kind) && is_device(src_kind)) peer_copy(dst, src, ctx);
   CUstream s = next_copy_stream(ctx);
   if (CUresult r = driver().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                                           reinterpret_cast<CUdeviceptr>(src), n, s);
