@@ -39,7 +39,7 @@ for b in "$@"; do
     python3 - "$tmp" "$test" "$n1" "$n2" "$dm" "$top" <<'EOF'
 import re, sys
 d, test, n1, n2, dm, top = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), int(sys.argv[6])
-WAIT = [r'Pe::run\(', r'Pe::block\(', r'Port::progress_local\(', r'progress_spin', r'progress_net',
+WAIT = [r'Pe::run\(', r'Pe::block\(', r'Port::progress_local\(', r'progress_spin', r'Port::spin\(', r'progress_net',
         r'\[/usr/lib/x86_64-linux-gnu/libuc[pts]', r'\[/usr/lib/x86_64-linux-gnu/ucx/',
         r'Termination::idle', r'ult::Scheduler::', r'jump_fcontext', r'ontop_fcontext', r'Port::arm',
         r'Node::arm', r'Node::disarm', r'epoll', r'Port::wait', r'net_busy', r'poll_copies',

@@ -373,7 +373,7 @@ int Pe::run() {
         report_deadlock(); // nothing in this process can wake a rank, and nothing is outside it
       }
       // Idle: drive the network; after a short spin, sleep until it has something for us.
-      // (The full progress here, not progress_spin: the 2000 spins before sleeping keep the
+      // (The full progress here, not spin(): the 2000 spins before sleeping keep the
       // length they were measured with.)
       const bool progressed = port_->progress();
       if (termination_->idle(live_ranks_ == 0, !progressed && !scheduler_.has_ready())) break;
@@ -414,8 +414,7 @@ void Pe::block(const char *call) {
   // Alone on the PE: poll the network right here, on the rank's stack, instead of switching to
   // the scheduler loop and back for every message (the loop sleeps on the event fd later).
   if (remote && !scheduler_.has_ready()) {
-    for (int spin = 0; spin < 256; ++spin)
-      if (port_->progress_spin()) return;
+    if (port_->spin()) return;
   } else if (!remote && devptrs_.copies_in_flight() > 0) {
     if (devptrs_.poll_copies()) return; // (with other PEs, the port's progress polls them)
   }

@@ -146,6 +146,15 @@ public:
     return any;
   }
 
+  // Whether a record (or a skip record) waits in an inbound ring: what poll() would find, in one
+  // load per ring and no call, for a rank that spins waiting for a message (Port::spin).
+  bool arrived() const noexcept {
+    for (const In &in : in_)
+      if (word(in.data + (in.head & (ring_bytes_ - 1))).load(std::memory_order_acquire) & kValid)
+        return true;
+    return false;
+  }
+
   // Sleeping, in two halves: arm() marks this process as sleeping and re-checks the rings (false:
   // something arrived, do not sleep); then poll fd() (readable when a sender woke us), then
   // disarm().

@@ -1,6 +1,7 @@
 // tests/shm/shm_test.cpp — the same-host transport (src/shm) on its own: two nodes opened by two
 // threads of this process (a job of two PEs on one host), their rings (order, wrap-around, a full
-// ring), the segments' permissions and removal, the wake-up of a sleeping receiver, CMA reads.
+// ring, the spinning receiver's look), the segments' permissions and removal, the wake-up of a
+// sleeping receiver, CMA reads.
 #include "shm/shm.hpp"
 
 #include <gtest/gtest.h>
@@ -201,6 +202,27 @@ TEST(Shm, TheFirstPassThroughARingTakesNoPageFault) {
 #endif
   EXPECT_LE(after.ru_minflt - before.ru_minflt, allowed)
       << "minor page faults while sending " << records;
+}
+
+// arrived() is the one-load look of a spinning receiver (net::Port::spin): it must answer true
+// whenever poll() would deliver, a skip record at the ring's end included, and false once poll()
+// has taken everything.
+TEST(Shm, ArrivedTellsWhetherPollWouldDeliver) {
+  Pair p;
+  ASSERT_TRUE(p.node[0]);
+  EXPECT_FALSE(p.node[1]->arrived());
+  std::vector<std::byte> body(1000);
+  const std::size_t records = 3 * p.node[1]->ring_bytes() / 512; // three laps, sizes that wrap
+  for (std::size_t i = 0; i < records; ++i) {
+    const std::size_t bytes = 8 + (i * 37) % body.size();
+    ASSERT_TRUE(p.node[0]->try_send(1, 1, &i, sizeof i, body.data(), bytes)) << i;
+    EXPECT_TRUE(p.node[1]->arrived()) << i;
+    std::size_t got = ~std::size_t{0};
+    EXPECT_TRUE(p.node[1]->poll(
+        [&](std::uint8_t, const std::byte *b, std::size_t) { std::memcpy(&got, b, sizeof got); }));
+    EXPECT_EQ(got, i);
+    EXPECT_FALSE(p.node[1]->arrived()) << i;
+  }
 }
 
 TEST(Shm, SenderWakesASleepingReceiver) {
