@@ -30,7 +30,7 @@ constexpr std::array<const char *, 17> kNames = [] {
 
 bool DevPtrCache::reachable(const void *p, CUcontext ctx) {
   if (kind(p) != MemKind::Device) return false;
-  const CUcontext owner = context_of(p);
+  const CUcontext owner = entries_[mru_].ctx; // (kind() left p's entry the most recent)
   if (owner == ctx) return true;
   const Driver &d = driver();
   const auto ptr = reinterpret_cast<CUdeviceptr>(p);

@@ -251,6 +251,22 @@ Data layout_of(const Request &sreq) {
   return Data(x.user_buf, x.user_count, *x.dtype);
 }
 
+// `d` packed into a staging copy that `req` owns, for sending: a device buffer packed on the
+// device where `device` data allows it, else host memory. Returns the packed bytes.
+const void *pack_staged(Request &req, const Data &d, bool device) {
+  Request::Extra &x = req.ext();
+  if (device) {
+    if (void *dev = device_staging(req, *d.type, d.count, d.buf);
+        dev && device_pack(*d.type, d.buf, d.count, dev, true))
+      return dev;
+    x.dev_staging.reset();
+  }
+  const std::size_t bytes = d.bytes();
+  if (!x.staging) x.staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
+  d.pack(0, x.staging.get(), bytes);
+  return x.staging.get();
+}
+
 // A same-PE rendezvous whose sender's data stays in its device layout (start_recv copies it).
 bool from_layout(const matching::UnexpectedMessage &um) {
   const Request *s = static_cast<const Message &>(um).send_request;
@@ -308,17 +324,10 @@ void start_send_packed(Request &req, const Route &route, const Data &d, Mode mod
     }
     // Otherwise packed on the device into a device buffer, sent as device memory (the same
     // PE's device copy, CUDA IPC, or UCX's device path).
-    if (void *dev = device_staging(req, *d.type, d.count, d.buf);
-        dev && device_pack(*d.type, d.buf, d.count, dev, true)) {
-      start_send(req, route, dev, bytes, mode);
-      return;
-    }
-    req.ext().dev_staging.reset();
+    start_send(req, route, pack_staged(req, d, true), bytes, mode);
+    return;
   }
-  if (!req.ext().staging)
-    req.ext().staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
-  d.pack(0, req.ext().staging.get(), bytes);
-  start_send(req, route, req.ext().staging.get(), bytes, mode);
+  start_send(req, route, pack_staged(req, d, false), bytes, mode);
 }
 
 // A message of this process already waiting (eager data, or a rendezvous sender's buffer) is
@@ -381,16 +390,7 @@ bool copy_rects_into_async(const void *src_base, const Rect *src, std::size_t ns
 }
 
 const void *pack_layout(Request &sreq) {
-  const Data d = layout_of(sreq);
-  const std::size_t bytes = d.bytes();
-  Request::Extra &x = sreq.ext();
-  if (void *dev = device_staging(sreq, *d.type, d.count, d.buf);
-      dev && device_pack(*d.type, d.buf, d.count, dev, true))
-    return dev;
-  x.dev_staging.reset();
-  if (!x.staging) x.staging = std::make_unique_for_overwrite<std::byte[]>(bytes ? bytes : 1);
-  d.pack(0, x.staging.get(), bytes);
-  return x.staging.get();
+  return pack_staged(sreq, layout_of(sreq), true);
 }
 
 bool copy_from_layout(Request &rreq, const Request &sreq, std::size_t n,

@@ -17,7 +17,6 @@
 #include "p2p/device_pack.hpp"
 #include "p2p/net_handler.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -112,13 +111,7 @@ bool describe_layout(Pe &pe, const void *buf, const datatype::Type &type, std::s
   std::vector<Rect> rects;
   if (!rects_of(type, count, rects) || rects.empty() || rects.size() > net::kIpcNoteRects)
     return false;
-  std::ptrdiff_t lo = rects[0].disp, hi = lo;
-  for (const Rect &r : rects) {
-    const auto extent =
-        static_cast<std::ptrdiff_t>((r.depth - 1) * r.slab + (r.height - 1) * r.pitch + r.width);
-    lo = std::min(lo, r.disp);
-    hi = std::max(hi, r.disp + extent);
-  }
+  const auto [lo, hi] = span_of(type, count);
   const auto *base = static_cast<const std::byte *>(buf);
   gpu::IpcRef last;
   if (!pe.ipc().describe(base + lo, &note.ref) || !pe.ipc().describe(base + hi - 1, &last) ||
