@@ -84,6 +84,7 @@ struct PeConfig {
   int my_pe = 0;
   int pes_per_process = 1; // AMPI_PES: PEs of this process are my_pe / pes_per_process * ... + T-1
   int process_ranks = 1;   // the ranks of this process, all its PEs (they share its CUDA context)
+  int host_processes = 1;  // the job's processes on this host (PMIx's local size)
   bool debug_smp = false;  // AMPI_DEBUG_SMP
   std::size_t stack_size = ult::StackPool::kDefaultSize;
   std::string stack_guard = "auto";    // AMPI_STACK_GUARD: auto, page, check
@@ -93,11 +94,13 @@ struct PeConfig {
   std::size_t eager_limit = 64 * 1024; // unexpected same-PE sends up to this size are buffered
   bool verbose = false;                // AMPI_VERBOSE: notes on stderr (first PE only)
   bool rma_shm = true;                 // AMPI_RMA_SHM: windows of one host in shared memory
-  std::size_t gpu_async_bytes = 16 * 1024; // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
-  bool gpu_rank_streams = true;            // AMPI_GPU_RANK_STREAMS (core/cudart.cpp)
-  bool gpu_device_pack = true;             // AMPI_GPU_DEVICE_PACK (DevPtrCache, p2p/data.cpp)
-  bool gpu_device_reduce = true;           // AMPI_GPU_DEVICE_REDUCE (DevPtrCache, mpi/coll.cpp)
-  bool gpu_peer_access = true;             // AMPI_GPU_PEER_ACCESS (DevPtrCache::reachable)
+  std::size_t gpu_async_bytes = 16 * 1024;  // AMPI_GPU_ASYNC_BYTES (DevPtrCache)
+  bool gpu_rank_streams = true;             // AMPI_GPU_RANK_STREAMS (core/cudart.cpp)
+  bool gpu_device_pack = true;              // AMPI_GPU_DEVICE_PACK (DevPtrCache, p2p/data.cpp)
+  bool gpu_device_reduce = true;            // AMPI_GPU_DEVICE_REDUCE (DevPtrCache, mpi/coll.cpp)
+  bool gpu_peer_access = true;              // AMPI_GPU_PEER_ACCESS (DevPtrCache::reachable)
+  std::size_t gpu_copy_kernel = 256 * 1024; // AMPI_GPU_COPY_KERNEL (devptr_cache/copy_service)
+  unsigned gpu_copy_kernel_idle_us = 200;   // AMPI_GPU_COPY_KERNEL_IDLE
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;
@@ -287,10 +290,14 @@ private:
   // SMP mode: one copy stream per PE, not four. Every stream counts against the context's 32
   // hardware queues, and a queue shared with a stream waiting for MPI (MPIX_Wait_enqueue) stalls
   // (startup.cpp, CUDA_DEVICE_MAX_CONNECTIONS).
-  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes, config_.gpu_device_pack,
+  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes,
+                            config_.gpu_device_pack,
                             config_.gpu_device_reduce,
                             config_.pes_per_process > 1 ? 1 : gpu::DevPtrCache::kCopyStreams,
-                            config_.gpu_peer_access}; // gpu
+                            config_.gpu_peer_access,
+                            config_.gpu_copy_kernel,
+                            config_.gpu_copy_kernel_idle_us,
+                            config_.host_processes}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   bool cma_refusal_reported_ = false;

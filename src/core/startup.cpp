@@ -198,6 +198,7 @@ int run_job(int argc, char **argv, char **envp, int (*user_main)(int, char **, c
   for (int t = 0; t < pes; ++t)
     process_ranks += config.placement.count_of(my_pe + t);
   config.process_ranks = process_ranks;
+  config.host_processes = pmix ? pmix->local_size() : 1;
   // Ranks that share the process's CUDA context get CUDA's largest number of hardware work queues
   // (CUDA_DEVICE_MAX_CONNECTIONS, default 8), unless the environment sets it. With more streams
   // than queues, streams share a queue, and a stream waiting for MPI in cuStreamWaitValue32

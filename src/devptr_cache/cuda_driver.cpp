@@ -50,6 +50,7 @@ void fill(void *h) {
   load(h, d.cuCtxGetCurrent, "cuCtxGetCurrent");
   load(h, d.cuCtxSetCurrent, "cuCtxSetCurrent");
   load(h, d.cuDeviceGet, "cuDeviceGet");
+  load(h, d.cuDeviceGetCount, "cuDeviceGetCount");
   load(h, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   load(h, d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   load(h, d.cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState");

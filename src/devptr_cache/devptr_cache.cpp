@@ -70,10 +70,12 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack, bool device_reduce,
-                         std::size_t copy_streams, bool peer_access)
-    : copy_streams_per_ctx_(copy_streams ? copy_streams : 1), async_bytes_(async_bytes),
-      device_pack_(device_pack), device_reduce_(device_reduce), peer_access_(peer_access),
-      pool_(std::make_shared<DevicePool>()) {
+                         std::size_t copy_streams, bool peer_access, std::size_t copy_kernel_bytes,
+                         unsigned copy_kernel_idle_us, int host_processes)
+    : copy_streams_per_ctx_(copy_streams ? copy_streams : 1), copy_kernel_bytes_(copy_kernel_bytes),
+      copy_kernel_idle_us_(copy_kernel_idle_us), host_processes_(host_processes),
+      async_bytes_(async_bytes), device_pack_(device_pack), device_reduce_(device_reduce),
+      peer_access_(peer_access), pool_(std::make_shared<DevicePool>()) {
 }
 
 DevPtrCache::~DevPtrCache() {
@@ -81,6 +83,10 @@ DevPtrCache::~DevPtrCache() {
   // teardown). Objects of contexts the program has destroyed are dropped without a driver call.
   pool_->closed = true;
   if (contexts_.empty()) return;
+  while (!services_.empty()) {
+    const CUcontext ctx = services_.front()->ctx;
+    close_services(ctx, context_alive(ctx));
+  }
   const Driver &d = driver();
   for (const Context &c : contexts_) {
     if (!context_alive(c.ctx)) continue;
@@ -158,6 +164,7 @@ void DevPtrCache::record_context(CUcontext ctx) {
 
 void DevPtrCache::forget_context(CUcontext ctx) noexcept {
   const auto gone = [ctx](const auto &x) { return x.first == ctx; };
+  close_services(ctx, false); // (the kernel, its stream and ring went with the context)
   std::erase_if(streams_, gone);
   std::erase_if(copy_streams_, gone);
   std::erase_if(created_streams_, gone);
@@ -416,9 +423,12 @@ void DevPtrCache::sync_legacy_stream() {
 }
 
 void DevPtrCache::copy_async(void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
-                             std::size_t n, std::function<void()> done) {
+                             std::size_t n, std::function<void()> done, bool by_kernel) {
   const CUcontext ctx = current_context(is_device(dst_kind) ? dst : src);
-  if (is_device(dst_kind) && is_device(src_kind)) peer_copy(dst, src, ctx);
+  if (is_device(dst_kind) && is_device(src_kind)) {
+    if (by_kernel && service_copy(ctx, dst, dst_kind, src, src_kind, n, done)) return;
+    peer_copy(dst, src, ctx);
+  }
   CUstream s = next_copy_stream(ctx);
   if (CUresult r = driver().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                                           reinterpret_cast<CUdeviceptr>(src), n, s);
@@ -484,6 +494,7 @@ void DevPtrCache::prepare_streams() {
   // Not with our first stream of a context: that may come while a program's kernel waits for
   // the host (MPIX_GPU_Iinvoke's test: the load waited for it).
   if (device_pack_ || device_reduce_) static_cast<void>(kernel("ampi_strided_copy_1"));
+  if (copy_kernel_bytes_) static_cast<void>(service_for(ctx)); // (after the module)
 }
 
 namespace {
@@ -491,6 +502,7 @@ constexpr std::size_t kLine = 64, kWords = 64; // a slab of host words
 } // namespace
 
 CUresult DevPtrCache::take_host_word(std::shared_ptr<std::uint32_t> *word, CUdeviceptr *device) {
+  stream_waits_ = true; // (no copy kernel from now on: copy_service.cpp)
   const Driver &d = driver();
   const CUcontext ctx = current_context(nullptr);
   auto &free = pool_->free_words;
@@ -580,7 +592,7 @@ CUstream DevPtrCache::create_stream(unsigned flags, CUresult *err) {
 
 bool DevPtrCache::poll_copies_slow() {
   const Driver &d = driver();
-  bool any = false;
+  bool any = service_waiting_ && poll_services();
   // Streams seen with an unfinished event in this pass: their later events are not asked about.
   // Each MPIX_*_enqueue operation and each yielding CUDA wait watches its stream; 8 ranks of one
   // PE in jacobi3d_cuda --enqueue kept about 100 events pending, every blocked task's pass asked

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "copy/copy.hpp"
+#include "devptr_cache/copy_ring.h"
 #include "devptr_cache/cuda_driver.hpp"
 #include "devptr_cache/strided_plan.hpp"
 
@@ -83,9 +84,12 @@ public:
   // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()); `device_pack`: AMPI_GPU_DEVICE_PACK
   // (see can_copy_rects()); `device_reduce`: AMPI_GPU_DEVICE_REDUCE (see can_reduce());
   // `copy_streams`: the streams per context for asynchronous copies (copy_async).
-  // `peer_access`: AMPI_GPU_PEER_ACCESS (see reachable()).
+  // `peer_access`: AMPI_GPU_PEER_ACCESS (see reachable()). `copy_kernel_bytes` and
+  // `copy_kernel_idle_us`: AMPI_GPU_COPY_KERNEL and AMPI_GPU_COPY_KERNEL_IDLE (copy_service.cpp).
   explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true, bool device_reduce = true,
-                       std::size_t copy_streams = kCopyStreams, bool peer_access = true);
+                       std::size_t copy_streams = kCopyStreams, bool peer_access = true,
+                       std::size_t copy_kernel_bytes = 0, unsigned copy_kernel_idle_us = 200,
+                       int host_processes = 1);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -197,16 +201,17 @@ public:
 
   // Starts a copy that involves device memory on one of a few streams of ours (copies started
   // one after another run concurrently) and returns; poll_copies() calls `done` once it has
-  // finished. Aborts the job on a CUDA error.
+  // finished. Aborts the job on a CUDA error. Contiguous copies within one GPU go to the
+  // resident copy kernel (copy_service.cpp) where it takes them and `by_kernel` allows it.
   void copy_async(void *dst, MemKind dst_kind, const void *src, MemKind src_kind, std::size_t n,
-                  std::function<void()> done);
+                  std::function<void()> done, bool by_kernel = true);
   // Calls `done` of the copies that have finished; true if there were any.
   bool poll_copies() {
-    if (pending_.empty()) [[likely]]
+    if (pending_.empty() && !service_waiting_) [[likely]]
       return false;
     return poll_copies_slow();
   }
-  std::size_t copies_in_flight() const noexcept { return pending_.size(); }
+  std::size_t copies_in_flight() const noexcept { return pending_.size() + service_waiting_; }
 
   // Calls `done` with the driver's outcome (kCudaSuccess, or the error the stream's work ended
   // in) once the work queued on `stream` so far has finished: an event of ours recorded on it,
@@ -250,6 +255,12 @@ public:
   // once go faster; smaller ones are quicker done at once): AMPI_GPU_ASYNC_BYTES, default 16 KiB
   // (measured: bench/results/2026-11-22-h200/ipc-async.log).
   std::size_t async_bytes() const noexcept { return async_bytes_; }
+  // Whether a device-to-device copy of n bytes is worth starting in the background whatever its
+  // size: at least async_bytes(), or small enough for the resident copy kernel (copy_service.cpp:
+  // no driver call, where a copy at once would take one that waits for the copy).
+  bool copy_in_background(std::size_t n) const noexcept {
+    return n >= async_bytes_ || n <= copy_kernel_bytes_;
+  }
 
   // Waits for the work queued on the legacy default stream of the current context (where
   // cudaMemcpy and kernels launched without a stream go): a cudaMemcpy from pageable memory
@@ -351,6 +362,37 @@ private:
   };
   std::vector<std::pair<CUcontext, CUstream>> copy_streams_;
   std::size_t next_copy_stream_ = 0;
+  // The resident copy kernel of each context (copy_service.cpp): contiguous copies within one
+  // GPU up to copy_kernel_bytes_ go through its ring, without a driver call each.
+  struct CopyService {
+    CUcontext ctx = nullptr;
+    ::ampi_copy_ring *ring = nullptr; // page-locked host memory (copy_ring.h)
+    CUdeviceptr ring_dev = 0;         // its device mapping
+    CUstream stream = nullptr;        // non-blocking: the legacy stream never waits for it
+    CUfunction fn = nullptr;
+    std::uint64_t head = 0;     // descriptors handed over
+    std::uint64_t launched = 0; // the generation of the last launch (the ring's `exited` when
+                                // none runs)
+    // Descriptor number + 1 and what to call once it is done, in order.
+    std::vector<std::pair<std::uint64_t, std::function<void()>>> waiting;
+    std::size_t first = 0; // waiting[first..] are not done yet
+  };
+  std::vector<std::unique_ptr<CopyService>> services_;
+  std::size_t service_waiting_ = 0; // copies handed to a copy kernel and not yet finished
+  bool stream_waits_ = false;       // take_host_word() was called: streams may wait for MPI
+  std::size_t copy_kernel_bytes_;
+  unsigned copy_kernel_idle_us_;
+  int host_processes_; // the job's processes on this host (copy_service.cpp)
+  // Hands the copy to `ctx`'s copy kernel (started if it is not running); false, with nothing
+  // started, where it does not apply (too large, off, no kernel, its ring full).
+  bool service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
+                    std::size_t n, std::function<void()> &done);
+  bool poll_services();
+  // `ctx`'s copy kernel, its ring and stream made on first use.
+  CopyService *service_for(CUcontext ctx);
+  // Launches the next generation of `sv`'s kernel, starting at the ring's `done`.
+  CUresult launch_service(CopyService &sv);
+  void close_services(CUcontext ctx, bool alive) noexcept;
   std::vector<Pending> pending_;
   std::vector<std::pair<CUcontext, CUevent>> free_events_;
   std::size_t async_bytes_;

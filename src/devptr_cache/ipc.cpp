@@ -118,6 +118,10 @@ IpcCache::Open *IpcCache::find_or_open(const IpcRef &r, CUresult *err) {
   return &open_.back();
 }
 
+bool IpcCache::same_process(const IpcRef &r) noexcept {
+  return r.pid == static_cast<std::int32_t>(::getpid());
+}
+
 void *IpcCache::resolve(const IpcRef &r, CUresult *err) {
   if (r.pid == static_cast<std::int32_t>(::getpid()))
     return reinterpret_cast<void *>(static_cast<std::uintptr_t>(r.address));

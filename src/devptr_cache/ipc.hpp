@@ -51,6 +51,8 @@ public:
   // why). The mapping stays valid until kOpen other handles have been resolved since, unless
   // pinned.
   void *resolve(const IpcRef &r, CUresult *err);
+  // Whether `r` describes memory of this process (resolve and pin then return its own address).
+  static bool same_process(const IpcRef &r) noexcept;
   // Like resolve, and the mapping stays until unpin(r) (for memory used for a long time).
   void *pin(const IpcRef &r, CUresult *err);
   void unpin(const IpcRef &r) noexcept;

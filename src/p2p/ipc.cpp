@@ -193,7 +193,14 @@ bool receive_ipc(Request &rreq, const net::IpcNote &note) {
     gpu::DevPtrCache &mem = pe.devptrs();
     // A copy that goes on in the background holds the mapping (pinned: no eviction meanwhile).
     const bool layout = note.flags == net::kIpcLayout;
-    const bool async = layout || n >= mem.async_bytes(); // several at once go faster
+    // Several at once go faster. From a rank of this process, small ones too where the copy
+    // kernel takes them; not from another process: between two MPS processes on an H100 an 8 B
+    // device ping-pong took 344 us one way through the copy kernel against 152 us through the
+    // copy engines (bench/results/2026-11-27-s13-gpu/run4; not explained).
+    const gpu::MemKind dst_kind = mem.kind(rreq.recv_buf);
+    const bool by_kernel = gpu::IpcCache::same_process(note.ref);
+    const bool async = layout || (by_kernel && gpu::is_device(dst_kind) ? mem.copy_in_background(n)
+                                                                        : n >= mem.async_bytes());
     gpu::CUresult err = 0;
     const void *from = refuse_all ? nullptr
                        : async    ? pe.ipc().pin(note.ref, &err)
@@ -213,15 +220,17 @@ bool receive_ipc(Request &rreq, const net::IpcNote &note) {
     }
     if (layout) return receive_layout(pe, rreq, note, from, n);
     if (async) {
-      mem.copy_async(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n,
-                     [&pe, &rreq, note] {
-                       pe.ipc().unpin(note.ref);
-                       ack(pe, note);
-                       complete(rreq);
-                     });
+      mem.copy_async(
+          rreq.recv_buf, dst_kind, from, gpu::MemKind::Device, n,
+          [&pe, &rreq, note] {
+            pe.ipc().unpin(note.ref);
+            ack(pe, note);
+            complete(rreq);
+          },
+          by_kernel);
       return false;
     }
-    mem.copy(rreq.recv_buf, mem.kind(rreq.recv_buf), from, gpu::MemKind::Device, n);
+    mem.copy(rreq.recv_buf, dst_kind, from, gpu::MemKind::Device, n);
   }
   ack(pe, note);
   return true;

@@ -1,0 +1,28 @@
+/* src/devptr_cache/copy_ring.h — the ring through which a PE hands contiguous device-to-device
+ * copies to its resident copy kernel (copy_service.cu, run by copy_service.cpp): page-locked host
+ * memory that the kernel reads and writes through its device mapping. Plain C, shared by the
+ * kernel (nvcc) and the host side (C++). One producer (the PE's thread), one consumer (the
+ * kernel's single block); descriptors are finished in order. */
+#ifndef AMPI_DEVPTR_CACHE_COPY_RING_H
+#define AMPI_DEVPTR_CACHE_COPY_RING_H
+
+#define AMPI_COPY_RING_SLOTS 256
+
+/* One copy: `seq` (written last, with release order) is the descriptor's number + 1, so that the
+ * kernel tells a new descriptor from the one a slot held before. */
+struct ampi_copy_slot {
+  unsigned long long src, dst, bytes, seq;
+};
+
+struct ampi_copy_ring {
+  struct ampi_copy_slot slot[AMPI_COPY_RING_SLOTS];
+  /* Written by the kernel: the number of descriptors finished (their data visible to later work
+   * of the context), and the generation (launch) that last ran out of work and exited. Each on a
+   * cache line of its own: the host polls them while the kernel writes them. */
+  unsigned long long done, pad_done[7];
+  unsigned long long exited, pad_exited[7];
+  /* Written by the host: nonzero, the kernel exits at once when it has no descriptor (teardown). */
+  unsigned long long stop, pad_stop[7];
+};
+
+#endif
