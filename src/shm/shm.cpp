@@ -58,10 +58,11 @@ struct SegmentHeader {
   alignas(64) std::atomic<std::uint32_t> sleeping; // its owner sleeps: senders wake it
 };
 static_assert(sizeof(SegmentHeader) == 128 && sizeof(RingControl) == 64);
-// The split words follow the header, one per cache line (a peer's claim of one does not disturb
-// the owner's copy of another); then the rings.
+constexpr std::size_t kHeaderBytes = sizeof(SegmentHeader);
+// The split words follow the rings, one per cache line (a peer's claim of one does not disturb
+// the owner's copy of another), so that the header and the rings keep the places they had.
 constexpr std::size_t kSplitStride = 64;
-constexpr std::size_t kHeaderBytes = sizeof(SegmentHeader) + Node::kSplits * kSplitStride;
+constexpr std::size_t kSplitBytes = Node::kSplits * kSplitStride;
 // A split word: the ticket (a sequence number times kSplits plus the word's index, never 0) times
 // 8, plus its state.
 constexpr std::uint64_t kSplitOpen = 0;   // offered, nobody copies the tail yet
@@ -168,7 +169,9 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
                     std::bit_floor(std::max<std::size_t>(config.ring_max, 4096)));
   n.ring_bytes_ = ring;
   n.max_record_ = ring / 2 - kHeaderWord;
-  n.segment_bytes_ = kHeaderBytes + static_cast<std::size_t>(local) * (sizeof(RingControl) + ring);
+  const std::size_t splits_at =
+      kHeaderBytes + static_cast<std::size_t>(local) * (sizeof(RingControl) + ring);
+  n.segment_bytes_ = splits_at + kSplitBytes;
 
   // Our segment: private to this user, never an old one.
   const int fd = ::shm_open(mine.segment, O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -193,7 +196,7 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
   n.sleeping_ = &hdr->sleeping;
   for (int s = 0; s < local; ++s)
     new (n.ring_at(base, s)) RingControl{}; // NOLINT: placement, as above
-  n.splits_ = static_cast<std::byte *>(base) + sizeof(SegmentHeader);
+  n.splits_ = static_cast<std::byte *>(base) + splits_at;
   n.free_splits_.resize(kSplits);
   for (std::size_t i = 0; i < kSplits; ++i)
     n.free_splits_[i] = static_cast<std::uint32_t>(kSplits - 1 - i);
@@ -229,7 +232,8 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
     o.ring = reinterpret_cast<RingControl *>(r);
     o.data = r + sizeof(RingControl);
     o.sleeping = &ph->sleeping;
-    o.splits = static_cast<std::byte *>(pbase) + sizeof(SegmentHeader);
+    o.splits = static_cast<std::byte *>(pbase) + splits_at;
+    prefault(o.splits, kSplitBytes, false);
     o.pid = b.pid;
     o.wake_name = b.socket;
     // CMA: read the peer's probe word (refused under Yama ptrace_scope >= 2, some seccomp
