@@ -176,6 +176,7 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.protocol.shm_cma = s.shm_cma;
   c.protocol.shm_cma_min = s.shm_cma_min;
   c.protocol.shm_cma_refuse = s.shm_cma_refuse;
+  c.protocol.shm_cma_split = s.shm_cma_split;
   c.shm.segment_budget = s.shm_segment;
   // Staged device messages travel like eager ones: through the ring, whose smallest records
   // (64 KiB rings) hold 24 KiB with room to spare.

@@ -46,6 +46,8 @@ const char *name(AmKind k) noexcept {
     return "control";
   case AmKind::CmaNote:
     return "cma-note";
+  case AmKind::CmaPull:
+    return "cma-pull";
   }
   return "unknown";
 }
@@ -83,6 +85,9 @@ void Port::deliver(AmKind kind, const std::byte *payload) {
   case AmKind::CmaNote:
     ++received_;
     handler_.on_cma_note(load<CmaNote>(payload));
+    return;
+  case AmKind::CmaPull:
+    handler_.on_cma_pull(load<CmaPull>(payload));
     return;
   }
   std::fprintf(stderr, "ampi: an active message of unknown kind %d arrived\n",

@@ -41,6 +41,8 @@ enum class AmKind : std::uint8_t {
   Control,    // between PEs, not ranks (termination and deadlock detection)
   CmaNote,    // an envelope whose host data the receiver reads itself (CMA, same host); answered
               // like an IpcNote: IpcDone, or IpcRefused (with `cma` set) then IpcData
+  CmaPull,    // the receiver of a CmaNote with a split ticket: write the tail of the data into my
+              // buffer yourself if I have not taken it yet (shm::Node's split copies)
 };
 const char *name(AmKind k) noexcept;
 constexpr bool is_user_message(AmKind k) noexcept {
@@ -92,6 +94,7 @@ inline constexpr std::int32_t kIpcLayout = 2;
 struct IpcDone {
   static constexpr AmKind kKind = AmKind::IpcDone;
   std::uint64_t sender_request;
+  std::uint64_t split_ticket; // a CmaNote's, handed back (0: none): the sender closes it
 };
 struct CmaNote {
   static constexpr AmKind kKind = AmKind::CmaNote;
@@ -99,6 +102,17 @@ struct CmaNote {
   std::uint64_t address;        // of the data in the sender's memory
   std::uint64_t sender_request; // handed back by IpcDone / IpcRefused
   std::int32_t sender_pe;
+  std::int32_t pad;
+  // Nonzero: the sender offers to copy the tail of the data itself (shm::Node::open_split).
+  std::uint64_t split_ticket;
+};
+struct CmaPull {
+  static constexpr AmKind kKind = AmKind::CmaPull;
+  std::uint64_t split_ticket;
+  std::uint64_t from; // the tail's address in the sender's memory
+  std::uint64_t to;   // and in the receiver's
+  std::uint64_t bytes;
+  std::int32_t receiver_pe;
   std::int32_t pad;
 };
 struct IpcRefused {
@@ -109,6 +123,7 @@ struct IpcRefused {
   // An IpcNote refused: 0. A CmaNote: kCmaRefused (CMA to the receiver does not work: use the
   // network for it from now on) or kCmaThisOnce (this message only, e.g. a device buffer).
   std::int32_t cma;
+  std::uint64_t split_ticket; // a CmaNote's, handed back (0: none): the sender closes it
 };
 inline constexpr std::int32_t kCmaRefused = 1;
 inline constexpr std::int32_t kCmaThisOnce = 2;
@@ -130,7 +145,7 @@ struct Control {
 inline constexpr std::size_t kMaxPayload = sizeof(IpcNote);
 static_assert(sizeof(Eager) <= kMaxPayload && sizeof(Rendezvous) <= kMaxPayload &&
               sizeof(Control) <= kMaxPayload && sizeof(IpcRefused) <= kMaxPayload &&
-              sizeof(CmaNote) <= kMaxPayload);
+              sizeof(CmaNote) <= kMaxPayload && sizeof(CmaPull) <= kMaxPayload);
 
 // What p2p implements: arrivals of its active messages, and the end of its data transfers.
 // `user` is what the caller passed with the operation.
@@ -143,6 +158,7 @@ public:
   virtual void on_ipc_refused(const IpcRefused &m) = 0;
   virtual void on_ipc_data(const IpcData &m) = 0;
   virtual void on_cma_note(const CmaNote &m) = 0;
+  virtual void on_cma_pull(const CmaPull &m) = 0;
   virtual void send_done(void *user, bool ok) = 0;
   virtual void recv_done(void *user, std::size_t bytes, bool truncated) = 0;
 

@@ -26,7 +26,7 @@ namespace ampi::p2p {
 namespace {
 
 void ack(Pe &pe, const net::IpcNote &note) {
-  pe.port().send(note.sender_pe, net::IpcDone{note.sender_request});
+  pe.port().send(note.sender_pe, net::IpcDone{note.sender_request, 0});
 }
 
 // Asks the sender of `note` to send its data through the network instead: for this message only
@@ -248,12 +248,14 @@ void NetHandler::on_ipc_note(const net::IpcNote &note) {
 }
 
 void NetHandler::on_ipc_done(const net::IpcDone &d) {
+  if (d.split_ticket) pe_.port().local()->close_split(d.split_ticket); // the receiver is past it
   send_done(reinterpret_cast<void *>(static_cast<std::uintptr_t>(d.sender_request)), true);
 }
 
 void NetHandler::on_ipc_refused(const net::IpcRefused &r) {
   // Our send, refused: its data goes to the receive through the network, for this PE from now on
   // (a CMA message refused once, e.g. for a device buffer: this message only).
+  if (r.split_ticket) pe_.port().local()->close_split(r.split_ticket);
   if (r.cma == 0)
     ipc_refused(r.receiver_pe) = true;
   else if (r.cma == net::kCmaRefused)

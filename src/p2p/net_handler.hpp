@@ -32,6 +32,7 @@ public:
   void on_ipc_data(const net::IpcData &m) override;
   // shm.cpp
   void on_cma_note(const net::CmaNote &m) override;
+  void on_cma_pull(const net::CmaPull &m) override;
 
   // Whether CUDA IPC may reach `pe`'s device memory: on this host, and it never refused ours.
   bool ipc_reachable(int pe);

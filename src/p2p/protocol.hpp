@@ -78,6 +78,10 @@ struct Thresholds {
   bool shm_cma = true;
   std::size_t shm_cma_min = 16 * 1024;
   bool shm_cma_refuse = false; // AMPI_SHM_CMA_REFUSE=1: receivers refuse every CMA message
+  // CMA messages of at least this size are split (AMPI_SHM_CMA_SPLIT; 0: never): the receiver
+  // reads the first half and asks the sender to write the second half, which whichever of the two
+  // comes to it first copies (p2p/shm.cpp).
+  std::size_t shm_cma_split = 64 * 1024;
   // AMPI_DEBUG_PROTOCOL=1: print the choice for each new (protocol, memory kind, size class).
   bool debug = false;
 };

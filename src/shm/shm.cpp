@@ -57,8 +57,23 @@ struct SegmentHeader {
   std::uint64_t ring_bytes;
   alignas(64) std::atomic<std::uint32_t> sleeping; // its owner sleeps: senders wake it
 };
+static_assert(sizeof(SegmentHeader) == 128 && sizeof(RingControl) == 64);
 constexpr std::size_t kHeaderBytes = sizeof(SegmentHeader);
-static_assert(kHeaderBytes == 128 && sizeof(RingControl) == 64);
+// The split words follow the rings, one per cache line (a peer's claim of one does not disturb
+// the owner's copy of another), so that the header and the rings keep the places they had.
+constexpr std::size_t kSplitStride = 64;
+constexpr std::size_t kSplitBytes = Node::kSplits * kSplitStride;
+// A split word: the ticket (a sequence number times kSplits plus the word's index, never 0) times
+// 8, plus its state.
+constexpr std::uint64_t kSplitOpen = 0;   // offered, nobody copies the tail yet
+constexpr std::uint64_t kSplitOwner = 1;  // the owner copies it
+constexpr std::uint64_t kSplitDone = 2;   // the owner copied it
+constexpr std::uint64_t kSplitFailed = 3; // the owner could not: the peer copies it
+constexpr std::uint64_t kSplitPeer = 4;   // the peer copies it
+std::atomic_ref<std::uint64_t> split_word(std::byte *splits, std::uint64_t ticket) noexcept {
+  return std::atomic_ref<std::uint64_t>(
+      *reinterpret_cast<std::uint64_t *>(splits + (ticket % Node::kSplits) * kSplitStride));
+}
 
 [[noreturn]] void fail(const char *what, int err) {
   throw std::runtime_error(std::string("ampi: shared memory: ") + what + ": " + std::strerror(err));
@@ -154,7 +169,9 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
                     std::bit_floor(std::max<std::size_t>(config.ring_max, 4096)));
   n.ring_bytes_ = ring;
   n.max_record_ = ring / 2 - kHeaderWord;
-  n.segment_bytes_ = kHeaderBytes + static_cast<std::size_t>(local) * (sizeof(RingControl) + ring);
+  const std::size_t splits_at =
+      kHeaderBytes + static_cast<std::size_t>(local) * (sizeof(RingControl) + ring);
+  n.segment_bytes_ = splits_at + kSplitBytes;
 
   // Our segment: private to this user, never an old one.
   const int fd = ::shm_open(mine.segment, O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -179,6 +196,10 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
   n.sleeping_ = &hdr->sleeping;
   for (int s = 0; s < local; ++s)
     new (n.ring_at(base, s)) RingControl{}; // NOLINT: placement, as above
+  n.splits_ = static_cast<std::byte *>(base) + splits_at;
+  n.free_splits_.resize(kSplits);
+  for (std::size_t i = 0; i < kSplits; ++i)
+    n.free_splits_[i] = static_cast<std::uint32_t>(kSplits - 1 - i);
 
   // Our wake-up socket.
   n.sock_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -211,6 +232,8 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
     o.ring = reinterpret_cast<RingControl *>(r);
     o.data = r + sizeof(RingControl);
     o.sleeping = &ph->sleeping;
+    o.splits = static_cast<std::byte *>(pbase) + splits_at;
+    prefault(o.splits, kSplitBytes, false);
     o.pid = b.pid;
     o.wake_name = b.socket;
     // CMA: read the peer's probe word (refused under Yama ptrace_scope >= 2, some seccomp
@@ -285,6 +308,67 @@ bool Node::read_from(int pe, void *local, std::uint64_t remote, std::size_t byte
     bytes -= static_cast<std::size_t>(got);
   }
   return true;
+}
+
+bool Node::write_to(int pe, std::uint64_t remote, const void *local, std::size_t bytes) noexcept {
+  const Out &o = out_[static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(pe)])];
+  const auto *src = static_cast<const std::byte *>(local);
+  while (bytes > 0) {
+    iovec l{const_cast<std::byte *>(src), bytes}; // NOLINT: iovec's pointer is not const
+    iovec r{reinterpret_cast<void *>(static_cast<std::uintptr_t>(remote)), bytes};
+    const ssize_t put = ::process_vm_writev(o.pid, &l, 1, &r, 1, 0);
+    if (put <= 0) {
+      if (put < 0 && errno == EINTR) continue;
+      return false;
+    }
+    src += put;
+    remote += static_cast<std::uint64_t>(put);
+    bytes -= static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+std::uint64_t Node::open_split() noexcept {
+  if (free_splits_.empty()) return 0;
+  const std::uint32_t i = free_splits_.back();
+  free_splits_.pop_back();
+  const std::uint64_t ticket = ++split_seq_ * kSplits + i;
+  split_word(splits_, ticket).store(ticket * 8 + kSplitOpen, std::memory_order_relaxed);
+  return ticket; // (published to the peer by the ring's release store of the message naming it)
+}
+
+void Node::close_split(std::uint64_t ticket) noexcept {
+  free_splits_.push_back(static_cast<std::uint32_t>(ticket % kSplits));
+}
+
+bool Node::own_split(std::uint64_t ticket) noexcept {
+  std::uint64_t open = ticket * 8 + kSplitOpen;
+  return split_word(splits_, ticket)
+      .compare_exchange_strong(open, ticket * 8 + kSplitOwner, std::memory_order_acquire);
+}
+
+void Node::split_done(std::uint64_t ticket, bool ok) noexcept {
+  split_word(splits_, ticket)
+      .store(ticket * 8 + (ok ? kSplitDone : kSplitFailed), std::memory_order_release);
+}
+
+bool Node::peer_takes_split(int owner_pe, std::uint64_t ticket) noexcept {
+  std::byte *splits =
+      out_[static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(owner_pe)])].splits;
+  std::uint64_t w = ticket * 8 + kSplitOpen;
+  if (split_word(splits, ticket)
+          .compare_exchange_strong(w, ticket * 8 + kSplitPeer, std::memory_order_acquire))
+    return true;
+  // The owner claimed it first: it is copying now, on its own core; wait for the end of that.
+  while (w == ticket * 8 + kSplitOwner) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+    w = split_word(splits, ticket).load(std::memory_order_acquire);
+  }
+  return w != ticket * 8 + kSplitDone;
 }
 
 } // namespace ampi::shm

@@ -1,8 +1,9 @@
 // src/shm/shm.hpp — the same-host transport between the processes of one host: one shared segment
 // per process holding its inbound rings (one single-producer single-consumer ring per local peer,
 // lock-free, the receiver polling the next record's header word, its head on a line of its own), a
-// "sleeping" word and a wake-up socket per process, and single copies of large data from a peer's
-// memory (Linux CMA, process_vm_readv). It moves typed byte records and knows nothing of MPI, p2p
+// "sleeping" word and a wake-up socket per process, single copies of large data from or into a
+// peer's memory (Linux CMA, process_vm_readv / process_vm_writev) and the claim words that let
+// two processes split one such copy. It moves typed byte records and knows nothing of MPI, p2p
 // or the network port; the port (net/port.hpp) routes every active message to a PE of this host
 // through it, so that all messages between two PEs keep one order.
 //
@@ -174,6 +175,24 @@ public:
   // Copies `bytes` at `remote` in `pe`'s memory to `local` (process_vm_readv); false if the kernel
   // refuses (no permission, no such call): the caller falls back to another way.
   bool read_from(int pe, void *local, std::uint64_t remote, std::size_t bytes) noexcept;
+  // The same the other way: `bytes` at `local` to `remote` in `pe`'s memory (process_vm_writev).
+  bool write_to(int pe, std::uint64_t remote, const void *local, std::size_t bytes) noexcept;
+
+  // Split copies: the tail of one large copy that either of two processes may do, whichever
+  // claims it first (one word in the owner's segment, kSplits of them). The owner (the process
+  // whose data it is) opens one per copy it offers, and names it by the ticket open_split returns
+  // (0: none free); the peer (the process that reads the data) asks the owner to copy the tail
+  // and copies the head itself, then takes the tail unless the owner has (peer_takes_split,
+  // which waits while the owner copies). The owner claims it (own_split), copies, says how it
+  // went (split_done), and closes the ticket once the peer is past it (close_split).
+  static constexpr std::size_t kSplits = 128;
+  std::uint64_t open_split() noexcept;
+  void close_split(std::uint64_t ticket) noexcept;
+  bool own_split(std::uint64_t ticket) noexcept;
+  void split_done(std::uint64_t ticket, bool ok) noexcept;
+  // True: the caller (the peer) copies the tail itself (it claimed it, or the owner could not
+  // copy it); false: the owner copied it.
+  bool peer_takes_split(int owner_pe, std::uint64_t ticket) noexcept;
 
 private:
   Node() = default;
@@ -198,6 +217,7 @@ private:
     int pid = 0;
     std::string wake_name; // the peer's abstract socket name
     bool cma = false;
+    std::byte *splits = nullptr; // the peer's split words (after what try_send reads)
   };
   struct Mapping {
     void *base = nullptr;
@@ -218,6 +238,11 @@ private:
   int sock_ = -1;                                  // our wake-up socket (bound), also used to send
   std::string name_;                               // our segment's name, until unlinked
   std::uint64_t probe_ = 0x616d70692d636d61;       // read by peers to test CMA
+  // Split copies, last: the members the rings' paths read keep the places they were measured in
+  // (with these before asym_, osu_bw 8 B was ~5% slower at the same instruction count).
+  std::byte *splits_ = nullptr;            // our split words, in our segment
+  std::vector<std::uint32_t> free_splits_; // their indices not in use
+  std::uint64_t split_seq_ = 0;            // tickets handed out
 };
 
 [[gnu::always_inline]] inline bool Node::try_send(int pe, std::uint8_t type, const void *a,

@@ -1,7 +1,7 @@
 // tests/shm/shm_test.cpp — the same-host transport (src/shm) on its own: two nodes opened by two
 // threads of this process (a job of two PEs on one host), their rings (order, wrap-around, a full
 // ring, the spinning receiver's look), the segments' permissions and removal, the wake-up of a
-// sleeping receiver, CMA reads.
+// sleeping receiver, CMA reads and writes, split copies' claims.
 #include "shm/shm.hpp"
 
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -314,6 +315,70 @@ TEST(Shm, CmaReadsAPeersMemory) {
   EXPECT_EQ(src, dst);
   // An address the peer does not have: refused, not a crash.
   EXPECT_FALSE(p.node[0]->read_from(1, dst.data(), 8, 16));
+}
+
+TEST(Shm, CmaWritesAPeersMemory) {
+  Pair p;
+  ASSERT_TRUE(p.node[1]);
+  std::vector<char> src(1 << 20), dst(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i)
+    src[i] = static_cast<char>(i * 5);
+  ASSERT_TRUE(
+      p.node[1]->write_to(0, reinterpret_cast<std::uintptr_t>(dst.data()), src.data(), src.size()));
+  EXPECT_EQ(src, dst);
+  EXPECT_FALSE(p.node[1]->write_to(0, 8, src.data(), 16));
+}
+
+// Split copies: PE 1 owns the data and offers its tail, PE 0 reads it. Whoever claims the tail
+// first copies it; the other side learns which, and a ticket is never taken twice.
+TEST(Shm, SplitTailGoesToWhoeverClaimsItFirst) {
+  Pair p;
+  ASSERT_TRUE(p.node[0] && p.node[1]);
+  Node &owner = *p.node[1], &peer = *p.node[0];
+  // The peer first: it copies the tail; the owner's claim then fails.
+  std::uint64_t t = owner.open_split();
+  ASSERT_NE(t, 0u);
+  EXPECT_TRUE(peer.peer_takes_split(1, t));
+  EXPECT_FALSE(owner.own_split(t));
+  owner.close_split(t);
+  // The owner first, and done: the peer leaves the tail alone.
+  t = owner.open_split();
+  ASSERT_TRUE(owner.own_split(t));
+  owner.split_done(t, true);
+  EXPECT_FALSE(peer.peer_takes_split(1, t));
+  owner.close_split(t);
+  // The owner first, failing: the peer copies the tail after all.
+  t = owner.open_split();
+  ASSERT_TRUE(owner.own_split(t));
+  owner.split_done(t, false);
+  EXPECT_TRUE(peer.peer_takes_split(1, t));
+  owner.close_split(t);
+  // A peer that finds the owner copying waits for the end of it.
+  t = owner.open_split();
+  ASSERT_TRUE(owner.own_split(t));
+  std::atomic<bool> waited{false};
+  std::thread th([&] { waited = !peer.peer_takes_split(1, t); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(waited.load());
+  owner.split_done(t, true);
+  th.join();
+  EXPECT_TRUE(waited.load());
+  owner.close_split(t);
+  // Tickets run out (kSplits open at once: 0, no offer) and come back once closed; an old
+  // ticket of a reused word claims nothing (the peer copies the tail itself, the safe answer).
+  std::vector<std::uint64_t> open;
+  for (std::size_t i = 0; i < Node::kSplits; ++i) {
+    open.push_back(owner.open_split());
+    ASSERT_NE(open.back(), 0u);
+  }
+  EXPECT_EQ(owner.open_split(), 0u);
+  owner.close_split(open.back());
+  const std::uint64_t fresh = owner.open_split();
+  EXPECT_NE(fresh, 0u);
+  EXPECT_NE(fresh, open.back());
+  EXPECT_FALSE(owner.own_split(open.back()));
+  EXPECT_TRUE(peer.peer_takes_split(1, open.back()));
+  EXPECT_TRUE(owner.own_split(fresh));
 }
 
 TEST(Shm, AloneOnTheHostGetsNoNode) {
