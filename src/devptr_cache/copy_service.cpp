@@ -75,16 +75,16 @@ bool DevPtrCache::service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const
   // streams a context's hardware queues are shared, and a copy kernel queued behind a stream
   // that waits for a copy would never run (jacobi3d_cuda --enqueue over 8 PEs hung, H100,
   // bench/results/2026-11-27-s13-gpu/run2).
-  if (stream_waits_) return false;
-  // Both ends plain device memory of this context (a kernel of another GPU's context could not
-  // read them without peer access; managed memory may sit on the host). The caller has just
-  // looked `dst` up (its kind); `src` is asked once (each validated hit is a driver call: 0.7 us
-  // with 8 PEs of one process, CUPTI, H100).
-  if (dst_kind != MemKind::Device || src_kind != MemKind::Device || cached_context(dst) != ctx ||
-      lookup(src) != MemKind::Device || cached_context(src) != ctx)
-    return false;
+  if (stream_waits_ || dst_kind != MemKind::Device || src_kind != MemKind::Device) return false;
+  // (Whether this context has one before any pointer is asked about: each validated hit of the
+  // cache is a driver call, 0.7 us with 8 PEs of one process, CUPTI, H100.)
   CopyService &sv = *service_for(ctx);
   if (!sv.fn) return false;
+  // Both ends plain device memory of this context (a kernel of another GPU's context could not
+  // read them without peer access; managed memory may sit on the host). The caller has just
+  // looked `dst` up (its kind); `src` is asked once.
+  if (cached_context(dst) != ctx || lookup(src) != MemKind::Device || cached_context(src) != ctx)
+    return false;
   if (sv.head - load_acquire(sv.ring->done) >= AMPI_COPY_RING_SLOTS) return false; // full
   ampi_copy_slot &slot = sv.ring->slot[sv.head % AMPI_COPY_RING_SLOTS];
   slot.src = reinterpret_cast<std::uintptr_t>(src);
@@ -118,17 +118,16 @@ bool DevPtrCache::poll_services() {
   bool any = false;
   for (std::size_t i = 0; i < services_.size(); ++i) {
     CopyService &sv = *services_[i];
-    if (sv.first == sv.waiting.size()) continue;
+    if (sv.waiting.empty()) continue;
     const std::uint64_t done = load_acquire(sv.ring->done);
-    while (sv.first < sv.waiting.size() && sv.waiting[sv.first].first <= done) {
-      std::function<void()> f = std::move(sv.waiting[sv.first].second);
-      ++sv.first;
+    while (!sv.waiting.empty() && sv.waiting.front().first <= done) {
+      std::function<void()> f = std::move(sv.waiting.front().second);
+      sv.waiting.pop_front();
       --service_waiting_;
-      if (sv.first == sv.waiting.size()) sv.waiting.clear(), sv.first = 0;
       f(); // may hand over more copies (services_ stays, sv.waiting may grow)
       any = true;
     }
-    if (sv.first < sv.waiting.size() && load_acquire(sv.ring->exited) == sv.launched &&
+    if (!sv.waiting.empty() && load_acquire(sv.ring->exited) == sv.launched &&
         load_acquire(sv.ring->done) < sv.head)
       if (CUresult r = launch_service(sv); r != kCudaSuccess)
         cuda_fail("cuLaunchKernel (the copy kernel)", r);
@@ -147,7 +146,7 @@ void DevPtrCache::close_services(CUcontext ctx, bool alive) noexcept {
       static_cast<void>(d.cuStreamDestroy(sv->stream));
       static_cast<void>(d.cuMemFreeHost(sv->ring));
     }
-    service_waiting_ -= sv->waiting.size() - sv->first;
+    service_waiting_ -= sv->waiting.size();
     return true;
   });
 }

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -255,11 +256,11 @@ public:
   // once go faster; smaller ones are quicker done at once): AMPI_GPU_ASYNC_BYTES, default 16 KiB
   // (measured: bench/results/2026-11-22-h200/ipc-async.log).
   std::size_t async_bytes() const noexcept { return async_bytes_; }
-  // Whether a device-to-device copy of n bytes is worth starting in the background whatever its
-  // size: at least async_bytes(), or small enough for the resident copy kernel (copy_service.cpp:
-  // no driver call, where a copy at once would take one that waits for the copy).
-  bool copy_in_background(std::size_t n) const noexcept {
-    return n >= async_bytes_ || n <= copy_kernel_bytes_;
+  // Whether a copy of n bytes is worth starting in the background (copy_async) rather than at
+  // once: at least async_bytes(), or, device to device, small enough for the resident copy kernel
+  // (copy_service.cpp: no driver call, where a copy at once would take one that waits for it).
+  bool copy_in_background(std::size_t n, MemKind dst, MemKind src) const noexcept {
+    return n >= async_bytes_ || (is_device(dst) && is_device(src) && n <= copy_kernel_bytes_);
   }
 
   // Waits for the work queued on the legacy default stream of the current context (where
@@ -373,9 +374,8 @@ private:
     std::uint64_t head = 0;     // descriptors handed over
     std::uint64_t launched = 0; // the generation of the last launch (the ring's `exited` when
                                 // none runs)
-    // Descriptor number + 1 and what to call once it is done, in order.
-    std::vector<std::pair<std::uint64_t, std::function<void()>>> waiting;
-    std::size_t first = 0; // waiting[first..] are not done yet
+    // Descriptor number + 1 and what to call once it is done, in order (not done yet).
+    std::deque<std::pair<std::uint64_t, std::function<void()>>> waiting;
   };
   std::vector<std::unique_ptr<CopyService>> services_;
   std::size_t service_waiting_ = 0; // copies handed to a copy kernel and not yet finished

@@ -123,8 +123,7 @@ bool IpcCache::same_process(const IpcRef &r) noexcept {
 }
 
 void *IpcCache::resolve(const IpcRef &r, CUresult *err) {
-  if (r.pid == static_cast<std::int32_t>(::getpid()))
-    return reinterpret_cast<void *>(static_cast<std::uintptr_t>(r.address));
+  if (same_process(r)) return reinterpret_cast<void *>(static_cast<std::uintptr_t>(r.address));
   if (!r.exported) {
     *err = kCudaErrorInvalidValue;
     return nullptr;
@@ -134,8 +133,7 @@ void *IpcCache::resolve(const IpcRef &r, CUresult *err) {
 }
 
 void *IpcCache::pin(const IpcRef &r, CUresult *err) {
-  if (r.pid == static_cast<std::int32_t>(::getpid()))
-    return reinterpret_cast<void *>(static_cast<std::uintptr_t>(r.address));
+  if (same_process(r)) return reinterpret_cast<void *>(static_cast<std::uintptr_t>(r.address));
   if (!r.exported) {
     *err = kCudaErrorInvalidValue;
     return nullptr;
@@ -147,7 +145,7 @@ void *IpcCache::pin(const IpcRef &r, CUresult *err) {
 }
 
 void IpcCache::unpin(const IpcRef &r) noexcept {
-  if (r.pid == static_cast<std::int32_t>(::getpid())) return;
+  if (same_process(r)) return;
   for (Open &o : open_)
     if (o.pid == r.pid && o.buffer_id == r.buffer_id && same_handle(o.handle, r.handle) &&
         o.pins > 0) {

@@ -194,13 +194,15 @@ bool receive_ipc(Request &rreq, const net::IpcNote &note) {
     // A copy that goes on in the background holds the mapping (pinned: no eviction meanwhile).
     const bool layout = note.flags == net::kIpcLayout;
     // Several at once go faster. From a rank of this process, small ones too where the copy
-    // kernel takes them; not from another process: between two MPS processes on an H100 an 8 B
-    // device ping-pong took 344 us one way through the copy kernel against 152 us through the
-    // copy engines (bench/results/2026-11-27-s13-gpu/run4; not explained).
+    // kernel takes them; not from another process: a resident kernel in our context holds up the
+    // sender's work on a GPU the two share without MPS (their contexts take turns), and an 8 B
+    // device ping-pong between two such processes took 344 us one way through the copy kernel
+    // against 152 us through the copy engines (H100, bench/results/2026-11-27-s13-gpu/run4).
     const gpu::MemKind dst_kind = mem.kind(rreq.recv_buf);
     const bool by_kernel = gpu::IpcCache::same_process(note.ref);
-    const bool async = layout || (by_kernel && gpu::is_device(dst_kind) ? mem.copy_in_background(n)
-                                                                        : n >= mem.async_bytes());
+    const bool async =
+        layout || (by_kernel ? mem.copy_in_background(n, dst_kind, gpu::MemKind::Device)
+                             : n >= mem.async_bytes());
     gpu::CUresult err = 0;
     const void *from = refuse_all ? nullptr
                        : async    ? pe.ipc().pin(note.ref, &err)

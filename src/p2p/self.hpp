@@ -35,10 +35,8 @@ inline bool deliver(Request &rreq, const void *data, std::size_t bytes, int sour
     const gpu::MemKind dst_kind = mem.kind(rreq.recv_buf);
     // Several background copies at once go faster, and the PE's other ranks run meanwhile.
     // (Buffered data is copied at once: its buffer goes back right after.)
-    // Device to device: small ones too where the copy kernel takes them (copy_in_background).
-    const bool both = gpu::is_device(dst_kind) && gpu::is_device(src_kind);
     if (sreq && (gpu::is_device(dst_kind) || gpu::is_device(src_kind)) &&
-        (both ? mem.copy_in_background(n) : n >= mem.async_bytes())) {
+        mem.copy_in_background(n, dst_kind, src_kind)) {
       mem.copy_async(rreq.recv_buf, dst_kind, data, src_kind, n, [&rreq, sreq] {
         complete(rreq);
         complete(*sreq);
