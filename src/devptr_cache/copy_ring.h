@@ -1,18 +1,31 @@
-/* src/devptr_cache/copy_ring.h — the ring through which a PE hands contiguous device-to-device
- * copies to its resident copy kernel (copy_service.cu, run by copy_service.cpp): page-locked host
- * memory that the kernel reads and writes through its device mapping. Plain C, shared by the
- * kernel (nvcc) and the host side (C++). One producer (the PE's thread), one consumer (the
- * kernel's single block); descriptors are finished in order. */
+/* src/devptr_cache/copy_ring.h — the ring through which a PE hands device-to-device copies within
+ * one GPU (contiguous, or one segment of a strided copy) to its resident copy kernel
+ * (copy_service.cu, run by copy_service.cpp): page-locked host memory that the kernel reads and
+ * writes through its device mapping. Plain C, shared by the kernel (nvcc) and the host side (C++).
+ * One producer (the PE's thread), one consumer (the kernel's single block); descriptors are
+ * finished in order. */
 #ifndef AMPI_DEVPTR_CACHE_COPY_RING_H
 #define AMPI_DEVPTR_CACHE_COPY_RING_H
 
 #define AMPI_COPY_RING_SLOTS 256
 
-/* One copy: `seq` (written last, with release order) is the descriptor's number + 1, so that the
- * kernel tells a new descriptor from the one a slot held before. */
-struct ampi_copy_slot {
-  unsigned long long src, dst, bytes, seq;
+/* One side of a strided segment, in units of the copy (strided_plan.hpp's StridedSide without its
+ * base): units per row, rows per slab, units between rows and between slabs, and the segment's
+ * first unit in the rectangle's packed order. */
+struct ampi_copy_side {
+  unsigned long long width, height, pitch, slab, offset;
 };
+
+/* One copy, two cache lines: `seq` (written last, with release order) is the descriptor's number
+ * + 1, so that the kernel tells a new descriptor from the one a slot held before. `unit` 0: `bytes`
+ * contiguous bytes from `src` to `dst`; 1, 2, 4, 8 or 16: a strided segment of `bytes` units of
+ * that size, `src` and `dst` the addresses of its rectangles' first units. */
+struct ampi_copy_slot {
+  unsigned long long src, dst, bytes, unit;
+  struct ampi_copy_side dst_side, src_side;
+  unsigned long long pad, seq;
+};
+#define AMPI_COPY_SLOT_FIELDS 14 /* the words before `pad` that the kernel reads (one a thread) */
 
 struct ampi_copy_ring {
   struct ampi_copy_slot slot[AMPI_COPY_RING_SLOTS];

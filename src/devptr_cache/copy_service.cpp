@@ -1,6 +1,7 @@
 // src/devptr_cache/copy_service.cpp — the host side of a PE's resident copy kernel
-// (copy_service.cu): contiguous device-to-device copies within one GPU go into a ring in
-// page-locked memory, which the kernel's single block reads and copies in order; the PE learns
+// (copy_service.cu): device-to-device copies within one GPU (contiguous, and strided copies
+// between two datatype layouts, one descriptor per segment) go into a ring in page-locked memory,
+// which the kernel's single block reads and copies in order; the PE learns
 // that a copy is done from the ring's `done` count, a plain load. No driver call per copy: with
 // 8 PEs of one process sharing a CUDA context, each cuMemcpyAsync took 10.9 us and each
 // cuEventQuery 4.5 us on average, against 4.4 and 1.6 us with one PE (the driver's locks;
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 
 namespace ampi::gpu {
@@ -24,11 +26,23 @@ namespace ampi::gpu {
 namespace {
 
 constexpr unsigned kServiceThreads = 512;
+constexpr std::uint64_t kWarpUnits = 32; // the narrowest row service_strided hands over, in units
 constexpr unsigned kStreamNonBlockingFlag = 1; // CU_STREAM_NON_BLOCKING
 constexpr unsigned kHostAllocDeviceMap = 2;    // CU_MEMHOSTALLOC_DEVICEMAP
 
 std::uint64_t load_acquire(const unsigned long long &x) {
   return std::atomic_ref<const unsigned long long>(x).load(std::memory_order_acquire);
+}
+
+// The kernel reads a slot as words (copy_service.cu): `unit` the 4th, the sides from the 5th.
+static_assert(offsetof(ampi_copy_slot, unit) == 3 * 8 &&
+              offsetof(ampi_copy_slot, dst_side) == 4 * 8 &&
+              offsetof(ampi_copy_slot, src_side) == 9 * 8 &&
+              offsetof(ampi_copy_slot, pad) == AMPI_COPY_SLOT_FIELDS * 8 &&
+              sizeof(ampi_copy_slot) == 128);
+
+ampi_copy_side side_of(const StridedSide &s) {
+  return {s.width, s.height, s.pitch, s.slab, s.offset};
 }
 
 } // namespace
@@ -85,21 +99,76 @@ bool DevPtrCache::service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const
   // looked `dst` up (its kind); `src` is asked once.
   if (cached_context(dst) != ctx || lookup(src) != MemKind::Device || cached_context(src) != ctx)
     return false;
-  if (sv.head - load_acquire(sv.ring->done) >= AMPI_COPY_RING_SLOTS) return false; // full
+  if (free_slots(sv) == 0) return false; // full
+  ampi_copy_slot desc{};
+  desc.src = reinterpret_cast<std::uintptr_t>(src);
+  desc.dst = reinterpret_cast<std::uintptr_t>(dst);
+  desc.bytes = n; // (unit 0: contiguous)
+  post(sv, desc);
+  started(sv, done);
+  return true;
+}
+
+bool DevPtrCache::service_strided(CUcontext ctx, void *dst_base, const Rect *dst, std::size_t nd,
+                                  const void *src_base, const Rect *src, std::size_t ns,
+                                  std::size_t n, std::function<void()> &done) {
+  if (n > copy_kernel_bytes_ || n == 0 || !ctx || stream_waits_) return false; // (as above)
+  CopyService &sv = *service_for(ctx);
+  if (!sv.fn) return false;
+  // Both layouts in plain device memory of this context.
+  if (lookup(dst_base) != MemKind::Device || cached_context(dst_base) != ctx ||
+      lookup(src_base) != MemKind::Device || cached_context(src_base) != ctx)
+    return false;
+  // One descriptor a segment, all of them or none (a plan that needs more slots than are free
+  // goes to the launched kernels instead).
+  const std::size_t room = std::min(free_slots(sv), kMaxStridedSegments);
+  std::vector<StridedSegment> plan;
+  const std::size_t unit =
+      plan_strided_copy(reinterpret_cast<std::uintptr_t>(dst_base), dst, nd,
+                        reinterpret_cast<std::uintptr_t>(src_base), src, ns, n, room, plan);
+  if (unit == 0 || plan.empty()) return false;
+  // Rows of at least a warp's width on both sides (or one run): the kernel's single block reads
+  // and writes them a warp's worth at a time. Narrower rows (a face across the fastest
+  // dimension: one unit a row) take it 6.5x the time of a launched kernel (gpu_halo's x face,
+  // 512 KiB of doubles, 124 against 19 us, H100, bench/results/2026-11-27-s14-gpu/run1).
+  const auto wide = [](const StridedSide &side, std::uint64_t units) {
+    return side.width >= kWarpUnits || (side.height == 1 && side.offset + units <= side.width);
+  };
+  for (const StridedSegment &g : plan)
+    if (!wide(g.src, g.units) || !wide(g.dst, g.units)) return false;
+  for (const StridedSegment &g : plan) {
+    ampi_copy_slot desc{};
+    desc.src = g.src.base;
+    desc.dst = g.dst.base;
+    desc.bytes = g.units;
+    desc.unit = unit;
+    desc.dst_side = side_of(g.dst);
+    desc.src_side = side_of(g.src);
+    post(sv, desc);
+  }
+  started(sv, done); // (called once the last segment is done: the kernel finishes them in order)
+  return true;
+}
+
+std::size_t DevPtrCache::free_slots(const CopyService &sv) {
+  return AMPI_COPY_RING_SLOTS - static_cast<std::size_t>(sv.head - load_acquire(sv.ring->done));
+}
+
+void DevPtrCache::post(CopyService &sv, const ampi_copy_slot &desc) {
   ampi_copy_slot &slot = sv.ring->slot[sv.head % AMPI_COPY_RING_SLOTS];
-  slot.src = reinterpret_cast<std::uintptr_t>(src);
-  slot.dst = reinterpret_cast<std::uintptr_t>(dst);
-  slot.bytes = n;
+  std::memcpy(&slot, &desc, offsetof(ampi_copy_slot, pad)); // (the fields the kernel reads)
   std::atomic_ref<unsigned long long>(slot.seq).store(sv.head + 1, std::memory_order_release);
   ++sv.head;
+}
+
+void DevPtrCache::started(CopyService &sv, std::function<void()> &done) {
   sv.waiting.emplace_back(sv.head, std::move(done));
   ++service_waiting_;
   // Not running (the last generation has exited): start the next. One that is about to exit
-  // without this descriptor is restarted by poll_services().
+  // without these descriptors is restarted by poll_services().
   if (load_acquire(sv.ring->exited) == sv.launched)
     if (CUresult r = launch_service(sv); r != kCudaSuccess)
       cuda_fail("cuLaunchKernel (the copy kernel)", r);
-  return true;
 }
 
 CUresult DevPtrCache::launch_service(CopyService &sv) {

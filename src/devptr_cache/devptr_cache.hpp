@@ -160,8 +160,10 @@ public:
   // for).
   bool copy_strided(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
                     const Rect *src, std::size_t ns, std::size_t n, CUstream stream);
-  // Likewise on one of our copy streams (as copy_async), calling `done` from poll_copies() once
-  // the copy has finished; false (nothing started, `done` never called) where copy_strided is.
+  // Likewise through the context's copy kernel (service_strided: within one GPU, up to
+  // AMPI_GPU_COPY_KERNEL bytes) or on one of our copy streams (as copy_async), calling `done`
+  // from poll_copies() once the copy has finished; false (nothing started, `done` never called)
+  // where copy_strided is.
   bool copy_strided_async(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
                           const Rect *src, std::size_t ns, std::size_t n,
                           std::function<void()> done);
@@ -387,6 +389,18 @@ private:
   // started, where it does not apply (too large, off, no kernel, its ring full).
   bool service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
                     std::size_t n, std::function<void()> &done);
+  // Likewise a strided copy (copy_strided's arguments), one descriptor per segment of its plan:
+  // its kernel launches cost a driver call each (8.0 us with 8 PEs of one process, 3.9 us with
+  // one, CUPTI, H100), and Jacobi3D's --datatypes faces between ranks of one process are such
+  // copies.
+  bool service_strided(CUcontext ctx, void *dst_base, const Rect *dst, std::size_t nd,
+                       const void *src_base, const Rect *src, std::size_t ns, std::size_t n,
+                       std::function<void()> &done);
+  // The ring's free slots; a descriptor into the next one; `done` to be called once every
+  // descriptor posted so far is done, and the kernel started if it is not running.
+  static std::size_t free_slots(const CopyService &sv);
+  static void post(CopyService &sv, const ::ampi_copy_slot &desc);
+  void started(CopyService &sv, std::function<void()> &done);
   bool poll_services();
   // `ctx`'s copy kernel, its ring and stream made on first use.
   CopyService *service_for(CUcontext ctx);

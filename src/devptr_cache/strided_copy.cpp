@@ -98,6 +98,7 @@ bool DevPtrCache::copy_strided_async(void *dst_base, const Rect *dst, std::size_
                                      std::size_t n, std::function<void()> done) {
   if (!device_pack_ || !cuda_loaded()) return false;
   const CUcontext ctx = current_context(dst_base);
+  if (service_strided(ctx, dst_base, dst, nd, src_base, src, ns, n, done)) return true;
   CUstream s = next_copy_stream(ctx);
   if (!copy_strided(dst_base, dst, nd, src_base, src, ns, n, s)) return false;
   track(ctx, s, std::move(done));
