@@ -1,5 +1,5 @@
-/* src/devptr_cache/copy_ring.h — the ring through which a PE hands device-to-device copies within
- * one GPU (contiguous, or one segment of a strided copy) to its resident copy kernel
+/* src/devptr_cache/copy_ring.h — the ring through which a PE hands device-to-device copies into its
+ * GPU (contiguous, or one segment of a strided copy) to its resident copy kernel
  * (copy_service.cu, run by copy_service.cpp): page-locked host memory that the kernel reads and
  * writes through its device mapping. Plain C, shared by the kernel (nvcc) and the host side (C++).
  * One producer (the PE's thread), one consumer (the kernel's single block); descriptors are

@@ -1,6 +1,7 @@
 // src/devptr_cache/copy_service.cpp — the host side of a PE's resident copy kernel
-// (copy_service.cu): device-to-device copies within one GPU (contiguous, and strided copies
-// between two datatype layouts, one descriptor per segment) go into a ring in page-locked memory,
+// (copy_service.cu): device-to-device copies into its GPU's memory, from that GPU or another one
+// its kernels reach by peer access (contiguous, and strided copies between two datatype layouts,
+// one descriptor per segment) go into a ring in page-locked memory,
 // which the kernel's single block reads and copies in order; the PE learns
 // that a copy is done from the ring's `done` count, a plain load. No driver call per copy: with
 // 8 PEs of one process sharing a CUDA context, each cuMemcpyAsync took 10.9 us and each
@@ -94,11 +95,11 @@ bool DevPtrCache::service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const
   // cache is a driver call, 0.7 us with 8 PEs of one process, CUPTI, H100.)
   CopyService &sv = *service_for(ctx);
   if (!sv.fn) return false;
-  // Both ends plain device memory of this context (a kernel of another GPU's context could not
-  // read them without peer access; managed memory may sit on the host). The caller has just
-  // looked `dst` up (its kind); `src` is asked once.
-  if (cached_context(dst) != ctx || lookup(src) != MemKind::Device || cached_context(src) != ctx)
-    return false;
+  // `dst` plain device memory of this context, `src` of this context or of another GPU that
+  // this context's kernels reach (peer access: ranks of one process on two GPUs; the kernel
+  // pulls over NVLink). Not managed memory (it may sit on the host). The caller has just looked
+  // `dst` up (its kind); `src` is asked once.
+  if (cached_context(dst) != ctx || !reachable(src, ctx)) return false;
   if (free_slots(sv) == 0) return false; // full
   ampi_copy_slot desc{};
   desc.src = reinterpret_cast<std::uintptr_t>(src);
@@ -115,9 +116,10 @@ bool DevPtrCache::service_strided(CUcontext ctx, void *dst_base, const Rect *dst
   if (n > copy_kernel_bytes_ || n == 0 || !ctx || stream_waits_) return false; // (as above)
   CopyService &sv = *service_for(ctx);
   if (!sv.fn) return false;
-  // Both layouts in plain device memory of this context.
+  // The receiving layout in plain device memory of this context, the sending one where its
+  // kernels reach (as above).
   if (lookup(dst_base) != MemKind::Device || cached_context(dst_base) != ctx ||
-      lookup(src_base) != MemKind::Device || cached_context(src_base) != ctx)
+      !reachable(src_base, ctx))
     return false;
   // One descriptor a segment, all of them or none (a plan that needs more slots than are free
   // goes to the launched kernels instead).

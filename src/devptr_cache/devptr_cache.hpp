@@ -160,10 +160,10 @@ public:
   // for).
   bool copy_strided(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
                     const Rect *src, std::size_t ns, std::size_t n, CUstream stream);
-  // Likewise through the context's copy kernel (service_strided: within one GPU, up to
-  // AMPI_GPU_COPY_KERNEL bytes) or on one of our copy streams (as copy_async), calling `done`
-  // from poll_copies() once the copy has finished; false (nothing started, `done` never called)
-  // where copy_strided is.
+  // Likewise through the context's copy kernel (service_strided: into this context's memory,
+  // rows at least 32 units wide, up to AMPI_GPU_COPY_KERNEL bytes) or on one of our copy streams
+  // (as copy_async), calling `done` from poll_copies() once the copy has finished; false (nothing
+  // started, `done` never called) where copy_strided is.
   bool copy_strided_async(void *dst_base, const Rect *dst, std::size_t nd, const void *src_base,
                           const Rect *src, std::size_t ns, std::size_t n,
                           std::function<void()> done);
@@ -204,8 +204,9 @@ public:
 
   // Starts a copy that involves device memory on one of a few streams of ours (copies started
   // one after another run concurrently) and returns; poll_copies() calls `done` once it has
-  // finished. Aborts the job on a CUDA error. Contiguous copies within one GPU go to the
-  // resident copy kernel (copy_service.cpp) where it takes them and `by_kernel` allows it.
+  // finished. Aborts the job on a CUDA error. Copies into this context's memory, from it or a peer
+  // GPU's, go to the resident copy kernel (copy_service.cpp) where it takes them and `by_kernel`
+  // allows it.
   void copy_async(void *dst, MemKind dst_kind, const void *src, MemKind src_kind, std::size_t n,
                   std::function<void()> done, bool by_kernel = true);
   // Calls `done` of the copies that have finished; true if there were any.
@@ -365,8 +366,8 @@ private:
   };
   std::vector<std::pair<CUcontext, CUstream>> copy_streams_;
   std::size_t next_copy_stream_ = 0;
-  // The resident copy kernel of each context (copy_service.cpp): contiguous copies within one
-  // GPU up to copy_kernel_bytes_ go through its ring, without a driver call each.
+  // The resident copy kernel of each context (copy_service.cpp): copies into the context's memory
+  // up to copy_kernel_bytes_ go through its ring, without a driver call each.
   struct CopyService {
     CUcontext ctx = nullptr;
     ::ampi_copy_ring *ring = nullptr; // page-locked host memory (copy_ring.h)
