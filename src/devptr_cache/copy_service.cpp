@@ -83,52 +83,46 @@ DevPtrCache::CopyService *DevPtrCache::service_for(CUcontext ctx) {
   return services_.back().get();
 }
 
-bool DevPtrCache::service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const void *src,
-                               MemKind src_kind, std::size_t n, std::function<void()> &done) {
-  if (n > copy_kernel_bytes_ || !ctx) return false;
+DevPtrCache::CopyService *DevPtrCache::service_taking(CUcontext ctx, std::size_t n) {
+  if (n > copy_kernel_bytes_ || !ctx) return nullptr;
   // Not where streams may wait for MPI (MPIX_*_enqueue took host words of this PE): past 32
   // streams a context's hardware queues are shared, and a copy kernel queued behind a stream
   // that waits for a copy would never run (jacobi3d_cuda --enqueue over 8 PEs hung, H100,
   // bench/results/2026-11-27-s13-gpu/run2).
-  if (stream_waits_ || dst_kind != MemKind::Device || src_kind != MemKind::Device) return false;
-  // (Whether this context has one before any pointer is asked about: each validated hit of the
-  // cache is a driver call, 0.7 us with 8 PEs of one process, CUPTI, H100.)
-  CopyService &sv = *service_for(ctx);
-  if (!sv.fn) return false;
+  if (stream_waits_) return nullptr;
+  // (Asked before any pointer is: each validated hit of the cache is a driver call, 0.7 us with
+  // 8 PEs of one process, CUPTI, H100.)
+  CopyService *sv = service_for(ctx);
+  return sv->fn ? sv : nullptr;
+}
+
+bool DevPtrCache::service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const void *src,
+                               MemKind src_kind, std::size_t n, std::function<void()> &done) {
+  if (dst_kind != MemKind::Device || src_kind != MemKind::Device) return false;
+  CopyService *sv = service_taking(ctx, n);
+  if (!sv) return false;
   // `dst` plain device memory of this context, `src` of this context or of another GPU that
   // this context's kernels reach (peer access: ranks of one process on two GPUs; the kernel
   // pulls over NVLink). Not managed memory (it may sit on the host). The caller has just looked
   // `dst` up (its kind); `src` is asked once.
   if (cached_context(dst) != ctx || !reachable(src, ctx)) return false;
-  if (free_slots(sv) == 0) return false; // full
+  if (free_slots(*sv) == 0) return false; // full
   ampi_copy_slot desc{};
   desc.src = reinterpret_cast<std::uintptr_t>(src);
   desc.dst = reinterpret_cast<std::uintptr_t>(dst);
   desc.bytes = n; // (unit 0: contiguous)
-  post(sv, desc);
-  started(sv, done);
+  post(*sv, desc);
+  started(*sv, done);
   return true;
 }
 
-bool DevPtrCache::service_strided(CUcontext ctx, void *dst_base, const Rect *dst, std::size_t nd,
-                                  const void *src_base, const Rect *src, std::size_t ns,
-                                  std::size_t n, std::function<void()> &done) {
-  if (n > copy_kernel_bytes_ || n == 0 || !ctx || stream_waits_) return false; // (as above)
-  CopyService &sv = *service_for(ctx);
-  if (!sv.fn) return false;
-  // The receiving layout in plain device memory of this context, the sending one where its
-  // kernels reach (as above).
-  if (lookup(dst_base) != MemKind::Device || cached_context(dst_base) != ctx ||
-      !reachable(src_base, ctx))
-    return false;
-  // One descriptor a segment, all of them or none (a plan that needs more slots than are free
-  // goes to the launched kernels instead).
-  const std::size_t room = std::min(free_slots(sv), kMaxStridedSegments);
-  std::vector<StridedSegment> plan;
-  const std::size_t unit =
-      plan_strided_copy(reinterpret_cast<std::uintptr_t>(dst_base), dst, nd,
-                        reinterpret_cast<std::uintptr_t>(src_base), src, ns, n, room, plan);
-  if (unit == 0 || plan.empty()) return false;
+bool DevPtrCache::service_strided(CUcontext ctx, const void *dst_base, std::size_t n,
+                                  std::size_t unit, const std::vector<StridedSegment> &plan,
+                                  std::function<void()> &done) {
+  CopyService *sv = service_taking(ctx, n);
+  // The receiving layout in this context's memory (the plan's pointers were checked: both
+  // reachable by its kernels), one descriptor a segment, all of them or none.
+  if (!sv || cached_context(dst_base) != ctx || plan.size() > free_slots(*sv)) return false;
   // Rows of at least a warp's width on both sides (or one run): the kernel's single block reads
   // and writes them a warp's worth at a time. Narrower rows (a face across the fastest
   // dimension: one unit a row) take it 6.5x the time of a launched kernel (gpu_halo's x face,
@@ -146,9 +140,9 @@ bool DevPtrCache::service_strided(CUcontext ctx, void *dst_base, const Rect *dst
     desc.unit = unit;
     desc.dst_side = side_of(g.dst);
     desc.src_side = side_of(g.src);
-    post(sv, desc);
+    post(*sv, desc);
   }
-  started(sv, done); // (called once the last segment is done: the kernel finishes them in order)
+  started(*sv, done); // (called once the last segment is done: the kernel finishes them in order)
   return true;
 }
 

@@ -386,17 +386,25 @@ private:
   std::size_t copy_kernel_bytes_;
   unsigned copy_kernel_idle_us_;
   int host_processes_; // the job's processes on this host (copy_service.cpp)
+  // copy_strided's halves (strided_copy.cpp): the plan of a copy between two layouts that kernels
+  // of `ctx` reach, its unit in bytes (0: they do not reach both, or it takes more than
+  // kMaxStridedSegments segments); and its launch on `stream`, one kernel a segment.
+  std::size_t plan_strided(CUcontext ctx, void *dst_base, const Rect *dst, std::size_t nd,
+                           const void *src_base, const Rect *src, std::size_t ns, std::size_t n,
+                           std::vector<StridedSegment> &plan);
+  bool launch_strided(std::size_t unit, std::vector<StridedSegment> &plan, CUstream stream);
   // Hands the copy to `ctx`'s copy kernel (started if it is not running); false, with nothing
   // started, where it does not apply (too large, off, no kernel, its ring full).
   bool service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
                     std::size_t n, std::function<void()> &done);
-  // Likewise a strided copy (copy_strided's arguments), one descriptor per segment of its plan:
-  // its kernel launches cost a driver call each (8.0 us with 8 PEs of one process, 3.9 us with
-  // one, CUPTI, H100), and Jacobi3D's --datatypes faces between ranks of one process are such
-  // copies.
-  bool service_strided(CUcontext ctx, void *dst_base, const Rect *dst, std::size_t nd,
-                       const void *src_base, const Rect *src, std::size_t ns, std::size_t n,
-                       std::function<void()> &done);
+  // Likewise a strided copy planned by plan_strided (`unit`, `plan`: n bytes into `dst_base`),
+  // one descriptor per segment: its kernel launches cost a driver call each (8.0 us with 8 PEs
+  // of one process, 3.9 us with one, CUPTI, H100), and Jacobi3D's --datatypes faces between ranks
+  // of one process are such copies.
+  bool service_strided(CUcontext ctx, const void *dst_base, std::size_t n, std::size_t unit,
+                       const std::vector<StridedSegment> &plan, std::function<void()> &done);
+  // `ctx`'s copy kernel where it may take a copy of n bytes (nullptr: too large, off, none here).
+  CopyService *service_taking(CUcontext ctx, std::size_t n);
   // The ring's free slots; a descriptor into the next one; `done` to be called once every
   // descriptor posted so far is done, and the kernel started if it is not running.
   static std::size_t free_slots(const CopyService &sv);

@@ -63,18 +63,18 @@ bool DevPtrCache::reachable(const void *p, CUcontext ctx) {
   return true;
 }
 
-bool DevPtrCache::copy_strided(void *dst_base, const Rect *dst, std::size_t nd,
-                               const void *src_base, const Rect *src, std::size_t ns, std::size_t n,
-                               CUstream stream) {
-  if (!device_pack_ || !cuda_loaded()) return false;
-  const CUcontext ctx = current_context(dst_base);
-  if (n == 0) return true;
-  if (!reachable(dst_base, ctx) || !reachable(src_base, ctx)) return false;
-  std::vector<StridedSegment> plan;
-  const std::size_t unit = plan_strided_copy(reinterpret_cast<std::uintptr_t>(dst_base), dst, nd,
-                                             reinterpret_cast<std::uintptr_t>(src_base), src, ns, n,
-                                             kMaxStridedSegments, plan);
-  if (unit == 0) return false;
+std::size_t DevPtrCache::plan_strided(CUcontext ctx, void *dst_base, const Rect *dst,
+                                      std::size_t nd, const void *src_base, const Rect *src,
+                                      std::size_t ns, std::size_t n,
+                                      std::vector<StridedSegment> &plan) {
+  if (!reachable(dst_base, ctx) || !reachable(src_base, ctx)) return 0;
+  return plan_strided_copy(reinterpret_cast<std::uintptr_t>(dst_base), dst, nd,
+                           reinterpret_cast<std::uintptr_t>(src_base), src, ns, n,
+                           kMaxStridedSegments, plan);
+}
+
+bool DevPtrCache::launch_strided(std::size_t unit, std::vector<StridedSegment> &plan,
+                                 CUstream stream) {
   CUfunction fn = kernel(kNames[unit]);
   if (!fn) return false;
   const Driver &d = driver();
@@ -93,14 +93,32 @@ bool DevPtrCache::copy_strided(void *dst_base, const Rect *dst, std::size_t nd,
   return true;
 }
 
+bool DevPtrCache::copy_strided(void *dst_base, const Rect *dst, std::size_t nd,
+                               const void *src_base, const Rect *src, std::size_t ns, std::size_t n,
+                               CUstream stream) {
+  if (!device_pack_ || !cuda_loaded()) return false;
+  const CUcontext ctx = current_context(dst_base);
+  if (n == 0) return true;
+  std::vector<StridedSegment> plan;
+  const std::size_t unit = plan_strided(ctx, dst_base, dst, nd, src_base, src, ns, n, plan);
+  return unit != 0 && launch_strided(unit, plan, stream);
+}
+
 bool DevPtrCache::copy_strided_async(void *dst_base, const Rect *dst, std::size_t nd,
                                      const void *src_base, const Rect *src, std::size_t ns,
                                      std::size_t n, std::function<void()> done) {
   if (!device_pack_ || !cuda_loaded()) return false;
   const CUcontext ctx = current_context(dst_base);
-  if (service_strided(ctx, dst_base, dst, nd, src_base, src, ns, n, done)) return true;
+  // One plan (and one check of each pointer) for either way of copying.
+  std::vector<StridedSegment> plan;
+  std::size_t unit = 0;
+  if (n > 0) {
+    unit = plan_strided(ctx, dst_base, dst, nd, src_base, src, ns, n, plan);
+    if (unit == 0) return false;
+    if (service_strided(ctx, dst_base, n, unit, plan, done)) return true;
+  }
   CUstream s = next_copy_stream(ctx);
-  if (!copy_strided(dst_base, dst, nd, src_base, src, ns, n, s)) return false;
+  if (n > 0 && !launch_strided(unit, plan, s)) return false;
   track(ctx, s, std::move(done));
   return true;
 }

@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int to = (rank + size / 2) % size, from = (rank - size / 2 + size) % size;
+  const int to = to_rank(), from = from_rank();
   static const size_t sizes[] = {1, 7, 8, 16, 1000, 4099, 131072, 262144, 262145, 1 << 20};
   static const size_t offsets[] = {0, 8, 3};
   const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
