@@ -5,6 +5,14 @@
 //                                      bench/results/copy/); sizes in bytes, default 4 KiB-4 MiB
 //   copy_bench sweep SIZE [which]      one routine (default "chosen") at every offset 0..4095
 //                                      min/median/max of the rate and the worst offsets
+//   copy_bench offsets SIZE [STEP [FROM TO]]  every candidate at offsets FROM, FROM + STEP...
+//   copy_bench goal [sizes...]         issue 17's measure: at each size and at 255 relative
+//                                      offsets (every 17th and the table's), the chosen routine's
+//                                      rate over the best candidate's at the same offset; prints
+//                                      min/p5/median of that ratio and the worst offsets (goal:
+//                                      at least 0.8 everywhere); three interleaved rounds, each
+//                                      routine keeping its best (a shared machine), and six more
+//                                      of the two for a cell below 0.8
 // The rate of one cell is the best of 5 timed batches of ~32 MiB copied each.
 #include "copy/copy.hpp"
 #include "copy/kernels.hpp"
@@ -118,6 +126,80 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 8; ++i)
       std::printf(" %zu (%.1f)", sorted[i].second, sorted[i].first);
     std::printf("\n");
+    return 0;
+  }
+  if (mode == "offsets") { // every candidate at offsets 0, STEP, 2 STEP, ... 4095
+    const std::size_t n = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : 65536;
+    const std::size_t step = argc > 3 ? std::strtoull(argv[3], nullptr, 0) : 32;
+    const std::size_t from = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 0;
+    const std::size_t to = argc > 5 ? std::strtoull(argv[5], nullptr, 0) : 4096;
+    Buffers buf(n);
+    std::printf("%-9s %5s", "bytes", "rel");
+    for (const Candidate &c : kCandidates)
+      if (!c.avx2 || avx2) std::printf(" %8s", c.name);
+    std::printf("   (GB/s, best of 5)\n");
+    for (std::size_t rel = from; rel < to && rel < 4096; rel += step) {
+      std::printf("%-9zu %5zu", n, rel);
+      for (const Candidate &c : kCandidates)
+        if (!c.avx2 || avx2) std::printf(" %8.1f", rate(c.fn, buf, n, rel));
+      std::printf("\n");
+    }
+    return 0;
+  }
+  if (mode == "goal") {
+    std::vector<std::size_t> sizes;
+    for (int i = 2; i < argc; ++i)
+      sizes.push_back(std::strtoull(argv[i], nullptr, 0));
+    if (sizes.empty()) sizes = {4096, 8192, 16384, 65536, 262144, 1048576, 4194304};
+    std::vector<std::size_t> rels = {0, 1, 8, 16, 31, 32, 48, 63, 64, 65, 256, 2048, 4064, 4095};
+    for (std::size_t rel = 17; rel < 4096; rel += 17)
+      rels.push_back(rel);
+    std::vector<const Candidate *> others; // every candidate but the chosen one itself
+    for (const Candidate &c : kCandidates)
+      if ((!c.avx2 || avx2) && std::string(c.name) != "chosen") others.push_back(&c);
+    const Candidate &chosen_one = kCandidates[std::size(kCandidates) - 1];
+    Buffers buf(*std::max_element(sizes.begin(), sizes.end()));
+    std::printf("%-9s %6s %6s %6s   worst offsets: rel ratio (best routine there)\n", "bytes",
+                "min", "p5", "median");
+    for (std::size_t n : sizes) {
+      struct Cell {
+        double mine, best;
+        std::size_t rel;
+        const Candidate *who; // the fastest routine at this offset
+        double ratio() const { return mine / best; }
+      };
+      std::vector<Cell> cells;
+      for (std::size_t rel : rels) {
+        // Three interleaved rounds, each routine keeping its best: the VM has slow phases of
+        // 100-300 ms that a routine measured all at once could fall into alone.
+        Cell c{0, 0, rel, &chosen_one};
+        std::vector<double> best_of(others.size(), 0.0);
+        for (int round = 0; round < 3; ++round) {
+          c.mine = std::max(c.mine, rate(chosen_one.fn, buf, n, rel));
+          for (std::size_t k = 0; k < others.size(); ++k)
+            best_of[k] = std::max(best_of[k], rate(others[k]->fn, buf, n, rel));
+        }
+        c.best = c.mine;
+        for (std::size_t k = 0; k < others.size(); ++k)
+          if (best_of[k] > c.best) c.best = best_of[k], c.who = others[k];
+        // Below 0.8: six more alternating rounds of the two (the same code measured twice can
+        // differ by 1.4x here in one round: glibc's memcpy against itself at 1 MiB).
+        for (int round = 0; round < 6 && c.ratio() < 0.8; ++round) {
+          c.mine = std::max(c.mine, rate(chosen_one.fn, buf, n, rel));
+          c.best = std::max({c.best, c.mine, rate(c.who->fn, buf, n, rel)});
+        }
+        cells.push_back(c);
+      }
+      std::vector<Cell> sorted = cells;
+      std::sort(sorted.begin(), sorted.end(),
+                [](const Cell &a, const Cell &b) { return a.ratio() < b.ratio(); });
+      std::printf("%-9zu %6.2f %6.2f %6.2f  ", n, sorted.front().ratio(),
+                  sorted[sorted.size() / 20].ratio(), sorted[sorted.size() / 2].ratio());
+      for (int i = 0; i < 5; ++i)
+        std::printf(" %zu %.2f (%s)", sorted[i].rel, sorted[i].ratio(), sorted[i].who->name);
+      std::printf("\n");
+      std::fflush(stdout);
+    }
     return 0;
   }
   std::vector<std::size_t> sizes;

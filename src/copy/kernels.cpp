@@ -7,6 +7,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -20,6 +21,11 @@ void rep_movsb(void *dst, const void *src, std::size_t n) noexcept {
 
 bool cpu_has_avx2() noexcept {
   return __builtin_cpu_supports("avx2");
+}
+
+bool cpu_has_erms() noexcept {
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 9));
 }
 
 namespace {
@@ -135,6 +141,9 @@ void avx2_stream(void *dst, const void *src, std::size_t n) noexcept {
   std::memcpy(dst, src, n);
 }
 bool cpu_has_avx2() noexcept {
+  return false;
+}
+bool cpu_has_erms() noexcept {
   return false;
 }
 

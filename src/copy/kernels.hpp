@@ -23,5 +23,7 @@ void avx2_backward(void *dst, const void *src, std::size_t n) noexcept;
 void avx2_stream(void *dst, const void *src, std::size_t n) noexcept;
 
 bool cpu_has_avx2() noexcept;
+// Enhanced `rep movsb` (cpuid leaf 7, EBX bit 9).
+bool cpu_has_erms() noexcept;
 
 } // namespace ampi::copy::kernels

@@ -89,6 +89,20 @@ TEST(Copy, AllAlignmentsAtEdgeSizes) {
             ASSERT_TRUE(a.check(r.fn, n, so, dof)) << r.name;
 }
 
+// Sizes around half of a 32 or 48 KiB L1d, where an Intel plan changes from `rep movsb` (or the
+// backward loop at 1-63 bytes past the source) to the loops: both sides of each edge, at
+// relative offsets inside and outside the backward loop's band.
+TEST(Copy, AroundTheL1Edge) {
+  Arena a(24576 + 64);
+  const std::size_t sizes[] = {12288 + 7, 16383, 16384, 16385, 24575, 24576, 24577};
+  for (std::size_t n : sizes)
+    for (std::size_t so : {0, 16})
+      for (std::size_t rel : {0, 1, 31, 62, 63, 64, 65, 200, 4095})
+        ASSERT_TRUE(
+            a.check([](void *d, const void *s, std::size_t k) { ampi::copy::copy(d, s, k); }, n, so,
+                    so + rel));
+}
+
 // Large copies: the plain loop's sizes and the non-temporal path's (from stream_threshold()).
 TEST(Copy, LargeAndStreaming) {
   const std::size_t stream = ampi::copy::stream_threshold();
@@ -106,6 +120,9 @@ TEST(Copy, StrategyIsNamed) {
   ASSERT_NE(s, nullptr);
   EXPECT_GT(std::strlen(s), 0u);
   if (ampi::copy::kernels::cpu_has_avx2()) EXPECT_NE(std::strstr(s, "AVX2"), nullptr);
+  if (ampi::copy::kernels::cpu_has_avx2() && ampi::copy::kernels::cpu_has_erms() &&
+      __builtin_cpu_is("intel"))
+    EXPECT_NE(std::strstr(s, "rep movsb"), nullptr);
 }
 
 } // namespace
