@@ -40,15 +40,22 @@ struct Plan {
   const char *name = "glibc memcpy (no AVX2)";
 };
 
-// The size of cpu0's cache `index` in bytes (sysfs: what the kernel read from cpuid; index0 is
-// L1d, index2 L2, index3 L3 on x86), else `dflt`.
-std::size_t cache_bytes(int index, std::size_t dflt) {
-  std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-  std::size_t v = 0;
-  char unit = 0;
-  if (f >> v) {
-    if (f >> unit) v *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
-    if (v) return v;
+// The size in bytes of cpu0's cache of `level` and `type` ("Data", "Unified") as sysfs lists it
+// (what the kernel read from cpuid), else `dflt`.
+std::size_t cache_bytes(int level, const char *type, std::size_t dflt) {
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream lf(dir + "level"), tf(dir + "type"), sf(dir + "size");
+    int l = 0;
+    std::string t;
+    if (!(lf >> l)) break;
+    if (l != level || !(tf >> t) || t != type) continue;
+    std::size_t v = 0;
+    char unit = 0;
+    if (sf >> v) {
+      if (sf >> unit) v *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
+      if (v) return v;
+    }
   }
   return dflt;
 }
@@ -60,13 +67,13 @@ Plan choose() {
   // A quarter of L3: the copy's source and destination together then take half of it.
   const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   p.stream_from = std::max<std::size_t>(
-      cache_bytes(3, l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{32} << 20) / 4,
+      cache_bytes(3, "Unified", l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{32} << 20) / 4,
       std::size_t{1} << 20);
   p.name = "AVX2 loops, destination-aligned stores, direction by relative offset; non-temporal "
            "stores from L3/4";
   if (__builtin_cpu_is("intel") && kernels::cpu_has_erms()) {
     // Source and destination together within L1d.
-    p.movsb_to = cache_bytes(0, std::size_t{32} << 10) / 2;
+    p.movsb_to = cache_bytes(1, "Data", std::size_t{32} << 10) / 2;
     p.name = "rep movsb up to L1d/2 (AVX2 backward loop where the destination lies 1-63 bytes past "
              "the source); AVX2 loops, destination-aligned stores, direction by relative offset; "
              "non-temporal stores from L3/4";
