@@ -91,6 +91,25 @@ double rate(Fn fn, const Buffers &buf, std::size_t n, std::size_t rel) {
   return best;
 }
 
+// The relative offsets of the table (and among the goal's): aligned, the 1-31 band past the
+// source where rep movsb is slow on AMD Zen 3, and some just below the source.
+constexpr std::size_t kTableRels[] = {0, 1, 8, 16, 31, 32, 48, 63, 64, 65, 256, 2048, 4064, 4095};
+
+// A table's header, and one row: every candidate this CPU runs at size n and offset rel.
+void print_header(bool avx2) {
+  std::printf("%-9s %5s", "bytes", "rel");
+  for (const Candidate &c : kCandidates)
+    if (!c.avx2 || avx2) std::printf(" %8s", c.name);
+  std::printf("   (GB/s, best of 5)\n");
+}
+void print_row(const Buffers &buf, std::size_t n, std::size_t rel, bool avx2) {
+  std::printf("%-9zu %5zu", n, rel);
+  for (const Candidate &c : kCandidates)
+    if (!c.avx2 || avx2) std::printf(" %8.1f", rate(c.fn, buf, n, rel));
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -134,16 +153,9 @@ int main(int argc, char **argv) {
     const std::size_t from = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 0;
     const std::size_t to = argc > 5 ? std::strtoull(argv[5], nullptr, 0) : 4096;
     Buffers buf(n);
-    std::printf("%-9s %5s", "bytes", "rel");
-    for (const Candidate &c : kCandidates)
-      if (!c.avx2 || avx2) std::printf(" %8s", c.name);
-    std::printf("   (GB/s, best of 5)\n");
-    for (std::size_t rel = from; rel < to && rel < 4096; rel += step) {
-      std::printf("%-9zu %5zu", n, rel);
-      for (const Candidate &c : kCandidates)
-        if (!c.avx2 || avx2) std::printf(" %8.1f", rate(c.fn, buf, n, rel));
-      std::printf("\n");
-    }
+    print_header(avx2);
+    for (std::size_t rel = from; rel < to && rel < 4096; rel += step)
+      print_row(buf, n, rel, avx2);
     return 0;
   }
   if (mode == "goal") {
@@ -151,13 +163,17 @@ int main(int argc, char **argv) {
     for (int i = 2; i < argc; ++i)
       sizes.push_back(std::strtoull(argv[i], nullptr, 0));
     if (sizes.empty()) sizes = {4096, 8192, 16384, 65536, 262144, 1048576, 4194304};
-    std::vector<std::size_t> rels = {0, 1, 8, 16, 31, 32, 48, 63, 64, 65, 256, 2048, 4064, 4095};
+    std::vector<std::size_t> rels(std::begin(kTableRels), std::end(kTableRels));
     for (std::size_t rel = 17; rel < 4096; rel += 17)
       rels.push_back(rel);
-    std::vector<const Candidate *> others; // every candidate but the chosen one itself
+    const Candidate *mine = nullptr;       // the library's own choice
+    std::vector<const Candidate *> others; // every other candidate this CPU runs
     for (const Candidate &c : kCandidates)
-      if ((!c.avx2 || avx2) && std::string(c.name) != "chosen") others.push_back(&c);
-    const Candidate &chosen_one = kCandidates[std::size(kCandidates) - 1];
+      if (std::string(c.name) == "chosen")
+        mine = &c;
+      else if (!c.avx2 || avx2)
+        others.push_back(&c);
+    const Candidate &chosen_one = *mine;
     Buffers buf(*std::max_element(sizes.begin(), sizes.end()));
     std::printf("%-9s %6s %6s %6s   worst offsets: rel ratio (best routine there)\n", "bytes",
                 "min", "p5", "median");
@@ -206,19 +222,10 @@ int main(int argc, char **argv) {
   for (int i = 2; i < argc; ++i)
     sizes.push_back(std::strtoull(argv[i], nullptr, 0));
   if (sizes.empty()) sizes = {4096, 16384, 65536, 262144, 1048576, 4194304};
-  const std::size_t rels[] = {0, 1, 8, 16, 31, 32, 48, 63, 64, 65, 256, 2048, 4064, 4095};
   Buffers buf(*std::max_element(sizes.begin(), sizes.end()));
-  std::printf("%-9s %5s", "bytes", "rel");
-  for (const Candidate &c : kCandidates)
-    if (!c.avx2 || avx2) std::printf(" %8s", c.name);
-  std::printf("   (GB/s, best of 5)\n");
+  print_header(avx2);
   for (std::size_t n : sizes)
-    for (std::size_t rel : rels) {
-      std::printf("%-9zu %5zu", n, rel);
-      for (const Candidate &c : kCandidates)
-        if (!c.avx2 || avx2) std::printf(" %8.1f", rate(c.fn, buf, n, rel));
-      std::printf("\n");
-      std::fflush(stdout);
-    }
+    for (std::size_t rel : kTableRels)
+      print_row(buf, n, rel, avx2);
   return 0;
 }

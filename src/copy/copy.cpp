@@ -13,9 +13,10 @@
 //    (up to L1d/2 bytes) `rep movsb` copies, or the backward loop where the destination lies
 //    1-63 bytes past the source (the 4K-aliasing distance of a forward copy). On the project's
 //    Intel Xeon VM (Cascade Lake, 32 KiB L1d) the loops reached only 0.51-0.74 of the best
-//    routine's rate at the same offset at 4-16 KiB (median over 255 offsets; `rep movsb` moved
-//    16 KiB at 100-160 GB/s against 65-85 for the loops), this choice 0.91-0.95; from 32 KiB the
-//    loops are as fast as anything there (`copy_bench goal`, bench/results/2026-11-27-s15).
+//    routine's rate at the same offset at 4-16 KiB (medians over 94 offsets; `rep movsb` moved
+//    16 KiB at 100-160 GB/s against 65-85 for the loops), this choice 0.90-0.95 (over 255);
+//    from 32 KiB the loops are as fast as anything there (`copy_bench goal`,
+//    bench/results/2026-11-27-s15).
 //  - no AVX2: glibc's memcpy.
 // The choice is made on first use (a function-local constant, thread-safe initialisation), so
 // the library holds no mutable global state for it.
