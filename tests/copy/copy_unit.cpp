@@ -90,27 +90,30 @@ TEST(Copy, AllAlignmentsAtEdgeSizes) {
 }
 
 // Sizes around half of a 32 or 48 KiB L1d, where an Intel plan changes from `rep movsb` (or the
-// backward loop at 1-63 bytes past the source) to the loops: both sides of each edge, at
-// relative offsets inside and outside the backward loop's band.
+// backward loop at 1-63 bytes past the source) to the loops, and an AMD plan without the
+// `rep movsb` trap from the loops to `rep movsb` (or the forward loop at 32 bytes past the
+// source): both sides of each edge, at relative offsets inside and outside each band.
 TEST(Copy, AroundTheL1Edge) {
   Arena a(24576 + 64);
   const std::size_t sizes[] = {12288 + 7, 16383, 16384, 16385, 24575, 24576, 24577};
   for (std::size_t n : sizes)
     for (std::size_t so : {0, 16})
-      for (std::size_t rel : {0, 1, 31, 62, 63, 64, 65, 200, 4095})
+      for (std::size_t rel : {0, 1, 31, 32, 62, 63, 64, 65, 200, 2047, 2048, 4095})
         ASSERT_TRUE(
             a.check([](void *d, const void *s, std::size_t k) { ampi::copy::copy(d, s, k); }, n, so,
                     so + rel));
 }
 
-// Large copies: the plain loop's sizes and the non-temporal path's (from stream_threshold()).
+// Large copies: the plain loop's (or `rep movsb`'s) sizes, with the destination 32 bytes past the
+// source among them (a plan's exception), and the non-temporal path's (from stream_threshold()).
 TEST(Copy, LargeAndStreaming) {
   const std::size_t stream = ampi::copy::stream_threshold();
   std::vector<std::size_t> sizes{65536 + 13, (1u << 20) + 5};
   if (stream < (std::size_t{64} << 20)) sizes.push_back(stream + 37);
   Arena a(sizes.back());
   for (std::size_t n : sizes)
-    for (auto [so, dof] : {std::pair<std::size_t, std::size_t>{16, 17}, {0, 0}, {5, 4090}})
+    for (auto [so, dof] :
+         {std::pair<std::size_t, std::size_t>{16, 17}, {0, 0}, {5, 4090}, {3, 35}, {0, 2048}})
       ASSERT_TRUE(a.check([](void *d, const void *s, std::size_t k) { ampi::copy::copy(d, s, k); },
                           n, so, dof));
 }
