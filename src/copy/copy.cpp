@@ -20,8 +20,9 @@
 //    bench/results/2026-11-27-s15).
 //  - Other AVX2 CPUs with ERMS whose `rep movsb` is not trapped (movsb_trapped() below): the
 //    loops up to 7/16 of L1d, backward when the destination lies up to 2 KiB past the source and
-//    forward otherwise; `rep movsb` above, up to the non-temporal size (the forward loop where
-//    the destination lies 32 bytes past the source). On the project's AMD
+//    forward otherwise; `rep movsb` above, below 4 MiB (the forward loop where the destination
+//    lies 32 bytes past the source, the backward loop where it lies 1-63 bytes past it and the
+//    copy exceeds L2/2); the loops again from 4 MiB. On the project's AMD
 //    Zen 5 VM (EPYC, family 26, 48 KiB L1d) the backward loop dipped to 0.38-0.65 of the best at
 //    4-16 KiB where the destination lies up to ~880 bytes below the source and the forward loop
 //    where it lies up to ~850 bytes past it; from 32 KiB both loops fell to 0.5-0.7 of
@@ -53,7 +54,8 @@ struct Plan {
   bool avx2 = false;
   std::size_t loops_first_to = 0;            // the loops up to this size, then
   std::size_t movsb_to = 0;                  // `rep movsb` (1-63 bytes past: backward loop)
-  bool movsb_above = false;                  // then `rep movsb` if set, else the loops,
+  std::size_t movsb_above_to = 0;            // then `rep movsb` up to this size (1-63 bytes
+  std::size_t movsb_band_to = 0;             // past: backward loop above this), then loops,
   std::size_t stream_from = ~std::size_t{0}; // non-temporal stores from this size
   std::size_t forward_from = 4096 - 256;     // the loops go forward from this dst - src mod 4096
   const char *name = "glibc memcpy (no AVX2)";
@@ -151,12 +153,20 @@ Plan choose() {
     // loop 0.86-0.90).
     p.loops_first_to = l1_half * 7 / 8;
     p.movsb_to = l1_half;
-    p.movsb_above = true;
+    // Zen 5's `rep movsb` writes around the cache from exactly 4 MiB (4194303 B: 58 GB/s there
+    // and back, 4194304 B: 32-36; the loops 45-58), so a message of 4 MiB was then read from
+    // memory: bench/pingpong's 4 MiB took 1.37-1.48x as long with it.
+    p.movsb_above_to = (std::size_t{4} << 20) - 1;
+    // Where the destination lies 1-63 bytes past the source, once source and destination no
+    // longer fit L2 together: bench/pingpong with that skew moved 1 and 2 MiB in 20.1 and 44.4 us
+    // with `rep movsb`, 16.5 and 36.3 with the backward loop (6 rounds each, medians).
+    p.movsb_band_to =
+        cache_bytes(2, "Unified", sysconf_bytes(_SC_LEVEL2_CACHE_SIZE, std::size_t{1} << 20)) / 2;
     p.forward_from = 2048;
     p.name = "AVX2 loops up to 7/16 L1d (backward where the destination lies up to 2 KiB past the "
-             "source, else forward); rep movsb above (timed at start-up: no alignment trap; "
-             "backward loop up to L1d/2 where the destination lies 1-63 bytes past the source); "
-             "non-temporal stores from L3/4";
+             "source, else forward); rep movsb above, below 4 MiB (timed at start-up: no alignment "
+             "trap; backward loop up to L1d/2 and from L2/2 where the destination lies 1-63 bytes "
+             "past the source); the loops from 4 MiB; non-temporal stores from L3/4";
   }
   return p;
 }
@@ -199,13 +209,15 @@ void copy_large(void *dst, const void *src, std::size_t n) noexcept {
       kernels::avx2_backward(dst, src, n);
     else
       kernels::rep_movsb(dst, src, n);
-  } else if (p.movsb_above) {
+  } else if (n <= p.movsb_above_to) {
     // Zen 5's `rep movsb` slows where the destination lies 1-63 bytes past the source (28 KiB:
     // 86 GB/s against 110-150 elsewhere); the forward loop is no faster there (72-88), except
     // at exactly 32 bytes, where its loads and stores are both aligned: 110-135 GB/s (256 KiB:
-    // 114 against 98).
+    // 114 against 98); beyond L2 the backward loop is faster there (choose() above).
     if (rel == 32)
       kernels::avx2_forward(dst, src, n);
+    else if (rel - 1 < 63 && n > p.movsb_band_to)
+      kernels::avx2_backward(dst, src, n);
     else
       kernels::rep_movsb(dst, src, n);
   } else

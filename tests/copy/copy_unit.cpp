@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -104,13 +105,14 @@ TEST(Copy, AroundTheL1Edge) {
                     so + rel));
 }
 
-// Large copies: the plain loop's (or `rep movsb`'s) sizes, with the destination 32 bytes past the
-// source among them (a plan's exception), and the non-temporal path's (from stream_threshold()).
+// Large copies: the plain loop's (or `rep movsb`'s) sizes, either side of 4 MiB (a plan's edge),
+// with the destination 32 bytes past the source among them (a plan's exception), and the
+// non-temporal path's (from stream_threshold()).
 TEST(Copy, LargeAndStreaming) {
   const std::size_t stream = ampi::copy::stream_threshold();
-  std::vector<std::size_t> sizes{65536 + 13, (1u << 20) + 5};
+  std::vector<std::size_t> sizes{65536 + 13, (1u << 20) + 5, (4u << 20) - 1, (4u << 20) + 3};
   if (stream < (std::size_t{64} << 20)) sizes.push_back(stream + 37);
-  Arena a(sizes.back());
+  Arena a(*std::max_element(sizes.begin(), sizes.end()));
   for (std::size_t n : sizes)
     for (auto [so, dof] :
          {std::pair<std::size_t, std::size_t>{16, 17}, {0, 0}, {5, 4090}, {3, 35}, {0, 2048}})
