@@ -49,15 +49,17 @@ namespace ampi::copy {
 
 namespace {
 
-// Sizes are bytes, bounds inclusive; copy_large() tries them in this order.
+// Which routine copies what: copy_large() tries the ranges in this order (bytes, bounds
+// inclusive). "The band": the destination lies 1-63 bytes past the source modulo 4 KiB.
 struct Plan {
   bool avx2 = false;
-  std::size_t loops_first_to = 0;            // the loops up to this size, then
-  std::size_t movsb_to = 0;                  // `rep movsb` (1-63 bytes past: backward loop)
-  std::size_t movsb_above_to = 0;            // then `rep movsb` up to this size (1-63 bytes
-  std::size_t movsb_band_to = 0;             // past: backward loop above this), then loops,
   std::size_t stream_from = ~std::size_t{0}; // non-temporal stores from this size
+  std::size_t loops_first_to = 0;            // the loops up to this size
+  std::size_t movsb_to = 0;                  // `rep movsb` up to this (the band: backward loop)
+  std::size_t movsb_above_to = 0;            // `rep movsb` up to this (see movsb_band_to)...
+  std::size_t movsb_band_to = 0;             // ...the band: backward loop above this size
   std::size_t forward_from = 4096 - 256;     // the loops go forward from this dst - src mod 4096
+                                             // (else backward); above every range: the loops
   const char *name = "glibc memcpy (no AVX2)";
 };
 
@@ -175,10 +177,6 @@ const Plan &plan() {
   static const Plan p = choose();
   return p;
 }
-
-} // namespace
-
-namespace {
 
 void loops(const Plan &p, std::size_t rel, void *dst, const void *src, std::size_t n) noexcept {
   // Each direction has a 4K-aliasing dip (loads of the next steps meeting recent stores modulo
