@@ -77,8 +77,9 @@ std::string first_line(const std::string &path) {
 }
 
 // The size in bytes of cpu0's cache of `level` and `type` ("Data", "Unified") as sysfs lists it
-// (what the kernel read from cpuid), else `dflt` (some VMs have no cache folder in sysfs).
-std::size_t cache_bytes(int level, const char *type, std::size_t dflt) {
+// (what the kernel read from cpuid), else sysconf's `sc_name` (glibc reads cpuid: some VMs have no
+// cache folder in sysfs), else `dflt`.
+std::size_t cache_bytes(int level, const char *type, int sc_name, std::size_t dflt) {
   for (int i = 0; i < 8; ++i) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
     const std::string l = first_line(dir + "level");
@@ -90,12 +91,7 @@ std::size_t cache_bytes(int level, const char *type, std::size_t dflt) {
     v *= *unit == 'K' ? 1024 : *unit == 'M' ? 1024 * 1024 : 1;
     if (v) return v;
   }
-  return dflt;
-}
-
-// sysconf's figure for `name` (glibc reads cpuid), else `dflt`.
-std::size_t sysconf_bytes(int name, std::size_t dflt) {
-  const long v = sysconf(name);
+  const long v = sysconf(sc_name);
   return v > 0 ? static_cast<std::size_t>(v) : dflt;
 }
 
@@ -133,11 +129,11 @@ Plan choose() {
   p.avx2 = true;
   // A quarter of L3: the copy's source and destination together then take half of it.
   p.stream_from = std::max<std::size_t>(
-      cache_bytes(3, "Unified", sysconf_bytes(_SC_LEVEL3_CACHE_SIZE, std::size_t{32} << 20)) / 4,
+      cache_bytes(3, "Unified", _SC_LEVEL3_CACHE_SIZE, std::size_t{32} << 20) / 4,
       std::size_t{1} << 20);
   // Source and destination together within L1d.
   const std::size_t l1_half =
-      cache_bytes(1, "Data", sysconf_bytes(_SC_LEVEL1_DCACHE_SIZE, std::size_t{32} << 10)) / 2;
+      cache_bytes(1, "Data", _SC_LEVEL1_DCACHE_SIZE, std::size_t{32} << 10) / 2;
   p.name = "AVX2 loops, destination-aligned stores, direction by relative offset; non-temporal "
            "stores from L3/4";
   if (!kernels::cpu_has_erms()) return p;
@@ -162,8 +158,7 @@ Plan choose() {
     // Where the destination lies 1-63 bytes past the source, once source and destination no
     // longer fit L2 together: bench/pingpong with that skew moved 1 and 2 MiB in 20.1 and 44.4 us
     // with `rep movsb`, 16.5 and 36.3 with the backward loop (6 rounds each, medians).
-    p.movsb_band_to =
-        cache_bytes(2, "Unified", sysconf_bytes(_SC_LEVEL2_CACHE_SIZE, std::size_t{1} << 20)) / 2;
+    p.movsb_band_to = cache_bytes(2, "Unified", _SC_LEVEL2_CACHE_SIZE, std::size_t{1} << 20) / 2;
     p.forward_from = 2048;
     p.name = "AVX2 loops up to 7/16 L1d (backward where the destination lies up to 2 KiB past the "
              "source, else forward); rep movsb above, below 4 MiB (timed at start-up: no alignment "
@@ -176,6 +171,11 @@ Plan choose() {
 const Plan &plan() {
   static const Plan p = choose();
   return p;
+}
+
+// "The band" (Plan): the destination lies 1-63 bytes past the source modulo 4 KiB.
+bool in_band(std::size_t rel) noexcept {
+  return rel - 1 < 63;
 }
 
 void loops(const Plan &p, std::size_t rel, void *dst, const void *src, std::size_t n) noexcept {
@@ -203,7 +203,7 @@ void copy_large(void *dst, const void *src, std::size_t n) noexcept {
   else if (n <= p.loops_first_to)
     loops(p, rel, dst, src, n);
   else if (n <= p.movsb_to) {
-    if (rel - 1 < 63)
+    if (in_band(rel))
       kernels::avx2_backward(dst, src, n);
     else
       kernels::rep_movsb(dst, src, n);
@@ -214,7 +214,7 @@ void copy_large(void *dst, const void *src, std::size_t n) noexcept {
     // 114 against 98); beyond L2 the backward loop is faster there (choose() above).
     if (rel == 32)
       kernels::avx2_forward(dst, src, n);
-    else if (rel - 1 < 63 && n > p.movsb_band_to)
+    else if (in_band(rel) && n > p.movsb_band_to)
       kernels::avx2_backward(dst, src, n);
     else
       kernels::rep_movsb(dst, src, n);
