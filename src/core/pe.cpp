@@ -189,10 +189,6 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   return c;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-extern "C" void __asan_unpoison_memory_region(void const volatile *addr, std::size_t size);
-#endif
-
 // An internal task that runs jobs for the PE's ranks (non-blocking and persistent collectives),
 // one after another, and waits in the PE's pool between them. It never finishes, so its stack is
 // mapped once: a task made per job (mmap + mprotect of an 8 MiB stack, its first pages faulted
@@ -207,12 +203,6 @@ struct Pe::Helper {
   Helper(Pe &pe, ult::StackPool &stacks) : task(stacks, [this, &pe] { pe.helper_loop(*this); }) {}
   Helper(const Helper &) = delete;
   Helper &operator=(const Helper &) = delete;
-#if defined(__SANITIZE_ADDRESS__)
-  // Its frames never returned: clear their shadow before the stack's pages are reused.
-  ~Helper() {
-    __asan_unpoison_memory_region(task.stack_low(), task.stack_size());
-  }
-#endif
 };
 
 Pe::Pe(const PeConfig &config, pmi::ProcessKeys *keys, MainFn user_main,
