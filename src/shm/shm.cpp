@@ -11,6 +11,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -37,6 +41,17 @@ bool register_membarrier() noexcept {
   return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
          (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) &&
          membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
+}
+
+// Whether the CPU prefetches for writing (PREFETCHW: CPUID 0x80000001, ECX bit 8; AMD since K8,
+// Intel since Broadwell). Elsewhere on x86 the instruction is not used at all.
+bool cpu_prefetches_for_write() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 8));
+#else
+  return true; // (__builtin_prefetch for writing)
+#endif
 }
 
 // What each process publishes at start-up.
@@ -158,6 +173,7 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
   n.my_pid_ = mine.pid;
   // The asymmetric fence holds only if every process of the host takes part (each one decides
   // the same from the same blobs).
+  n.prefetch_ = cpu_prefetches_for_write();
   n.asym_ = true;
   for (int pe = 0; pe < npes; ++pe)
     if (n.slot_of_[static_cast<std::size_t>(pe)] >= 0 &&
