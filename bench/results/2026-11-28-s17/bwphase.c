@@ -43,7 +43,6 @@ int main(int argc, char **argv) {
     }
   }
   double *oa = malloc(sizeof(double) * n), *ob = malloc(sizeof(double) * n);
-  MPI_Reduce(a, oa, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD); /* placeholder to keep order */
   if (r == 1) {
     MPI_Send(a, n, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
     MPI_Send(b, n, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD);
