@@ -14,7 +14,6 @@
 // abstract namespace: no file at all.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
