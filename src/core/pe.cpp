@@ -178,6 +178,7 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.protocol.shm_cma_refuse = s.shm_cma_refuse;
   c.protocol.shm_cma_split = s.shm_cma_split;
   c.shm.segment_budget = s.shm_segment;
+  c.shm.prefetch_lines = s.shm_prefetch == "auto" ? -1 : std::stoi(s.shm_prefetch);
   // Staged device messages travel like eager ones: through the ring, whose smallest records
   // (64 KiB rings) hold 24 KiB with room to spare.
   if (s.shm)

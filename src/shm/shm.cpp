@@ -43,14 +43,28 @@ bool register_membarrier() noexcept {
          membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
 }
 
-// Whether the CPU prefetches for writing (PREFETCHW: CPUID 0x80000001, ECX bit 8; AMD since K8,
-// Intel since Broadwell). Elsewhere on x86 the instruction is not used at all.
+// Whether the CPU prefetches for writing (x86: PREFETCHW, CPUID 0x80000001 ECX bit 8; AMD since
+// K8, Intel since Broadwell), and whether it is AMD's (CPUID 0: "AuthenticAMD", or Hygon's).
 bool cpu_prefetches_for_write() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 8));
 #else
   return true; // (__builtin_prefetch for writing)
+#endif
+}
+
+bool cpu_is_amd() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  return std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0;
+#else
+  return false;
 #endif
 }
 
@@ -132,6 +146,11 @@ void prefault(void *p, std::size_t bytes, bool fresh) noexcept {
 
 } // namespace
 
+int prefetch_lines_for_cpu() noexcept {
+  static const int lines = cpu_is_amd() && cpu_prefetches_for_write() ? 8 : 0;
+  return lines;
+}
+
 std::byte *Node::ring_at(void *segment, int slot) const noexcept {
   return static_cast<std::byte *>(segment) + kHeaderBytes +
          static_cast<std::size_t>(slot) * (sizeof(RingControl) + ring_bytes_);
@@ -173,7 +192,11 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
   n.my_pid_ = mine.pid;
   // The asymmetric fence holds only if every process of the host takes part (each one decides
   // the same from the same blobs).
-  n.prefetch_ = cpu_prefetches_for_write();
+  // (A CPU without a prefetch for writing gets none, whatever the setting.)
+  n.prefetch_lines_ = !cpu_prefetches_for_write() ? 0u
+                      : config.prefetch_lines >= 0
+                          ? static_cast<unsigned>(config.prefetch_lines)
+                          : static_cast<unsigned>(prefetch_lines_for_cpu());
   n.asym_ = true;
   for (int pe = 0; pe < npes; ++pe)
     if (n.slot_of_[static_cast<std::size_t>(pe)] >= 0 &&

@@ -34,7 +34,14 @@ struct Config {
   // Senders skip the full fence per record when every process of the host could register for
   // membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) (see try_send); false: always the fence.
   bool asymmetric_fence = true;
+  // Lines of a ring that a sender asks for, for writing, past its tail after each record (see
+  // try_send); -1: by CPU (prefetch_lines_for_cpu).
+  int prefetch_lines = -1;
 };
+
+// What prefetch_lines = -1 means on this CPU: 8 on AMD CPUs that prefetch for writing, 0
+// elsewhere (see try_send for the figures).
+int prefetch_lines_for_cpu() noexcept;
 
 // The job-wide exchange the caller provides: publishes `mine` and returns every process's blob,
 // indexed by PE (PMIx put + commit + fence + get); and a fence.
@@ -90,7 +97,7 @@ namespace detail {
 }
 
 // Asks for the cache line at `p` in a state this core may write (x86's PREFETCHW, which the
-// caller checks the CPU has: Node::prefetch_).
+// caller checks the CPU has: prefetch_lines_for_cpu).
 [[gnu::always_inline]] inline void prefetch_for_write(const void *p) noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   asm volatile("prefetchw %0" ::"m"(*static_cast<const char *>(p)));
@@ -236,10 +243,8 @@ private:
   std::byte *ring_at(void *segment, int slot) const noexcept;
   void wake(const Out &o) noexcept;
 
-  // try_send's reach ahead (8 lines; 16 and 32 were slower, 2 and 4 gained less: bwwin.c).
-  static constexpr std::uint64_t kPrefetchAhead = 8 * kCell;
-  bool prefetch_ = false;    // the CPU has a prefetch for writing (x86: PREFETCHW)
-  std::vector<int> slot_of_; // by PE: its index among this host's PEs, or -1
+  unsigned prefetch_lines_ = 0; // try_send's reach ahead (Config::prefetch_lines)
+  std::vector<int> slot_of_;    // by PE: its index among this host's PEs, or -1
   int my_slot_ = -1;
   int my_pid_ = 0;
   std::size_t ring_bytes_ = 0, max_record_ = 0, segment_bytes_ = 0;
@@ -285,17 +290,17 @@ private:
   // receiver that follows it finds that record published.
   if (skip) word(o.data + pos).store(header_word(0, 0), std::memory_order_release);
   o.tail += skip + need;
-  // Ask now for the lines of the next records, up to kPrefetchAhead bytes past the tail, in a
-  // state we may write. Each record's stores wait, in order, for the ownership of its lines,
-  // which the receiver read on the ring's last lap (and its core's prefetchers read ahead of it
-  // on this one); asked for only when written, every 8-byte MPI_Isend of an osu_bw window waited
-  // ~120 ns (perf: nearly all of start_send's samples on stores and loads stalled behind the
-  // ring's stores; bench/results/2026-11-28-s17/bwwin.c: 150-180 ns a message, Open MPI
-  // 120-130). Asked for again after every record, 8 lines: 58-68 ns a message; each line asked
-  // for once, as it came into range: 88-132 ns (taken back by the receiver's side meanwhile).
-  if (prefetch_)
-    for (std::uint64_t at = o.tail + kCell; at <= o.tail + kPrefetchAhead; at += kCell)
-      detail::prefetch_for_write(o.data + (at & (ring_bytes_ - 1)));
+  // Ask now for the lines of the next records, prefetch_lines_ of them past the tail, in a state
+  // we may write. Each record's stores wait, in order, for the ownership of its lines, which the
+  // receiver read on the ring's last lap (and its core's prefetchers read ahead of it on this
+  // one). On a Zen 5 guest, asked for only when written, every 8-byte MPI_Isend of an osu_bw
+  // window waited ~120 ns (perf: nearly all of start_send's samples on stores and loads stalled
+  // behind the ring's stores; bench/results/2026-11-28-s17/bwwin.c: 150-180 ns a message, Open
+  // MPI 120-130); 8 lines asked for again after every record: 58-68 ns (each line asked for once,
+  // as it came into reach: 88-132 ns, the receiver's side takes lines back meanwhile). On an
+  // Intel Xeon host 8 lines made it slower (66-69 -> 86 ns): 0 there by default.
+  for (unsigned k = 1; k <= prefetch_lines_; ++k)
+    detail::prefetch_for_write(o.data + ((o.tail + k * kCell) & (ring_bytes_ - 1)));
   // The receiver sets its word, then re-checks its rings; we publish, then check its word: with a
   // full fence on both sides one of us sees the other (no lost wake-up). That fence cost the
   // sender most of its time per record (perf annotate of osu_bw 8 B: 91% of try_send's samples
