@@ -9,10 +9,12 @@ S=${1:?}; O=${2:?}; R=${3:-3}
 source "$S/env.sh"
 mkdir -p "$O" /tmp/ompibin
 { lscpu; nproc; uname -r; mpirun --version 2>&1 | head -1; } > "$O/machine.txt" 2>&1
+export CUDA_VISIBLE_DEVICES= # CPU only: no GPU-sharing warning from ampirun
 U="osu_util.c osu_util_mpi.c osu_util_graph.c osu_util_papi.c"
 (cd "$S/osusrc" && for p in osu_bw osu_latency; do mpicc -O2 -DHAVE_CONFIG_H -I. $p.c $U -o /tmp/ompibin/$p -lm; done &&
   mpicc -O2 bwwin.c -o /tmp/ompibin/bwwin) > "$O/ompi_build.log" 2>&1
-OMPI="mpirun --bind-to core --map-by core -np 2 --mca btl self,vader"
+# (Open MPI without the staged PMIx's plugin paths: its own PMIx crashed on them.)
+OMPI="env -u PMIX_PKGLIBDIR -u PMIX_MCA_mca_base_component_path mpirun --bind-to core --map-by core -np 2 --mca btl self,vader"
 for r in $(seq 1 "$R"); do
   for v in 0 2 4 8 ompi; do
     for t in "bwwin 8 20000 5000" "osu_bw -m 1:1024" "osu_latency -m 1:1024"; do
