@@ -44,27 +44,13 @@ bool register_membarrier() noexcept {
 }
 
 // Whether the CPU prefetches for writing (x86: PREFETCHW, CPUID 0x80000001 ECX bit 8; AMD since
-// K8, Intel since Broadwell), and whether it is AMD's (CPUID 0: "AuthenticAMD", or Hygon's).
+// K8, Intel since Broadwell).
 bool cpu_prefetches_for_write() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 8));
 #else
   return true; // (__builtin_prefetch for writing)
-#endif
-}
-
-bool cpu_is_amd() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
-  char vendor[13] = {};
-  std::memcpy(vendor, &b, 4);
-  std::memcpy(vendor + 4, &d, 4);
-  std::memcpy(vendor + 8, &c, 4);
-  return std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0;
-#else
-  return false;
 #endif
 }
 
@@ -147,7 +133,7 @@ void prefault(void *p, std::size_t bytes, bool fresh) noexcept {
 } // namespace
 
 int prefetch_lines_for_cpu() noexcept {
-  static const int lines = cpu_is_amd() && cpu_prefetches_for_write() ? 8 : 0;
+  static const int lines = cpu_prefetches_for_write() ? 8 : 0;
   return lines;
 }
 

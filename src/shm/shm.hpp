@@ -39,8 +39,8 @@ struct Config {
   int prefetch_lines = -1;
 };
 
-// What prefetch_lines = -1 means on this CPU: 8 on AMD CPUs that prefetch for writing, 0
-// elsewhere (see try_send for the figures).
+// What prefetch_lines = -1 means on this CPU: 8 where it prefetches for writing (x86: PREFETCHW;
+// see try_send for the figures), else 0.
 int prefetch_lines_for_cpu() noexcept;
 
 // The job-wide exchange the caller provides: publishes `mine` and returns every process's blob,
@@ -297,8 +297,10 @@ private:
   // window waited ~120 ns (perf: nearly all of start_send's samples on stores and loads stalled
   // behind the ring's stores; bench/results/2026-11-28-s17/bwwin.c: 150-180 ns a message, Open
   // MPI 120-130); 8 lines asked for again after every record: 58-68 ns (each line asked for once,
-  // as it came into reach: 88-132 ns, the receiver's side takes lines back meanwhile). On an
-  // Intel Xeon host 8 lines made it slower (66-69 -> 86 ns): 0 there by default.
+  // as it came into reach: 88-132 ns, the receiver's side takes lines back meanwhile). On the
+  // lent GPU machines' Intel Xeons (Emerald Rapids), 16 interleaved rounds on two hosts: 8-byte
+  // osu_bw 57-59 MB/s without, 81-85 with 8 lines, 79-88 with 2 or 4 (Open MPI 49-58); one
+  // earlier call of 2 rounds had 8 lines slower (68-72 -> 75-86 ns a message).
   for (unsigned k = 1; k <= prefetch_lines_; ++k)
     detail::prefetch_for_write(o.data + ((o.tail + k * kCell) & (ring_bytes_ - 1)));
   // The receiver sets its word, then re-checks its rings; we publish, then check its word: with a
