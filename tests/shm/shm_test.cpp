@@ -91,9 +91,15 @@ TEST(Shm, SixtyFourProcessesFitInAFewMegabytes) {
   EXPECT_LE(128 + 64 * (128 + ring), std::size_t{5} << 20);
 }
 
-TEST(Shm, RecordsArriveInOrderThroughWrapAndFullRing) {
+// With each reach of the sender's prefetch for writing (AMPI_SHM_PREFETCH; it asks for lines
+// the receiver has not read yet when the ring is full, and must change nothing in them).
+class ShmPrefetch : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Lines, ShmPrefetch, ::testing::Values(-1, 0, 8, 16));
+
+TEST_P(ShmPrefetch, RecordsArriveInOrderThroughWrapAndFullRing) {
   ampi::shm::Config c;
   c.segment_budget = c.ring_min = c.ring_max = 64u << 10; // a small ring: it fills and wraps
+  c.prefetch_lines = GetParam();
   Pair p(c);
   ASSERT_TRUE(p.node[0]);
   EXPECT_EQ(p.node[0]->ring_bytes(), 64u << 10);
