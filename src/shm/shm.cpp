@@ -176,13 +176,13 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
       n.slot_of_[static_cast<std::size_t>(pe)] = local++;
   n.my_slot_ = n.slot_of_[static_cast<std::size_t>(my_pe)];
   n.my_pid_ = mine.pid;
-  // The asymmetric fence holds only if every process of the host takes part (each one decides
-  // the same from the same blobs).
   // (A CPU without a prefetch for writing gets none, whatever the setting.)
   n.prefetch_lines_ = !cpu_prefetches_for_write() ? 0u
                       : config.prefetch_lines >= 0
                           ? static_cast<unsigned>(config.prefetch_lines)
                           : static_cast<unsigned>(prefetch_lines_for_cpu());
+  // The asymmetric fence holds only if every process of the host takes part (each one decides
+  // the same from the same blobs).
   n.asym_ = true;
   for (int pe = 0; pe < npes; ++pe)
     if (n.slot_of_[static_cast<std::size_t>(pe)] >= 0 &&
