@@ -132,11 +132,6 @@ void prefault(void *p, std::size_t bytes, bool fresh) noexcept {
 
 } // namespace
 
-int prefetch_lines_for_cpu() noexcept {
-  static const int lines = cpu_prefetches_for_write() ? 8 : 0;
-  return lines;
-}
-
 std::byte *Node::ring_at(void *segment, int slot) const noexcept {
   return static_cast<std::byte *>(segment) + kHeaderBytes +
          static_cast<std::size_t>(slot) * (sizeof(RingControl) + ring_bytes_);
@@ -177,10 +172,9 @@ std::unique_ptr<Node> Node::open(int my_pe, int npes, std::uint64_t host, const 
   n.my_slot_ = n.slot_of_[static_cast<std::size_t>(my_pe)];
   n.my_pid_ = mine.pid;
   // (A CPU without a prefetch for writing gets none, whatever the setting.)
-  n.prefetch_lines_ = !cpu_prefetches_for_write() ? 0u
-                      : config.prefetch_lines >= 0
-                          ? static_cast<unsigned>(config.prefetch_lines)
-                          : static_cast<unsigned>(prefetch_lines_for_cpu());
+  if (cpu_prefetches_for_write())
+    n.prefetch_lines_ = static_cast<unsigned>(config.prefetch_lines >= 0 ? config.prefetch_lines
+                                                                         : kPrefetchLinesAuto);
   // The asymmetric fence holds only if every process of the host takes part (each one decides
   // the same from the same blobs).
   n.asym_ = true;

@@ -35,13 +35,11 @@ struct Config {
   // membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) (see try_send); false: always the fence.
   bool asymmetric_fence = true;
   // Lines of a ring that a sender asks for, for writing, past its tail after each record (see
-  // try_send); -1: by CPU (prefetch_lines_for_cpu).
+  // try_send); -1: kPrefetchLinesAuto. None on a CPU without a prefetch for writing (x86:
+  // PREFETCHW).
   int prefetch_lines = -1;
 };
-
-// What prefetch_lines = -1 means on this CPU: 8 where it prefetches for writing (x86: PREFETCHW;
-// see try_send for the figures), else 0.
-int prefetch_lines_for_cpu() noexcept;
+inline constexpr int kPrefetchLinesAuto = 8;
 
 // The job-wide exchange the caller provides: publishes `mine` and returns every process's blob,
 // indexed by PE (PMIx put + commit + fence + get); and a fence.
@@ -97,7 +95,7 @@ namespace detail {
 }
 
 // Asks for the cache line at `p` in a state this core may write (x86's PREFETCHW, which the
-// caller checks the CPU has: prefetch_lines_for_cpu).
+// caller checks the CPU has: Node::open).
 [[gnu::always_inline]] inline void prefetch_for_write(const void *p) noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   asm volatile("prefetchw %0" ::"m"(*static_cast<const char *>(p)));
