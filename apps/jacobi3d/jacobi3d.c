@@ -16,6 +16,7 @@
  * source builds both). More ranks than GPUs share them: the node-local rank r of n picks device
  * r * devices / n (consecutive ranks, hence the virtual ranks of one process, share a device).
  * --verify checks the result against a serial computation of the whole grid (small grids).
+ * --no-exchange runs the sweeps alone: what the time per iteration cannot go below.
  * Per-rank state lives in main's locals: virtual ranks of one process share nothing. */
 #include "backend.h"
 
@@ -35,6 +36,7 @@ typedef struct options {
   int verify;
   int phases; /* 1: time the parts of an iteration (pack, exchange, unpack, sweep) */
   int cyclic; /* device map: 1 local % devices, 0 block (default) */
+  int no_exchange; /* 1: sweeps only, no halos (the floor of the time per iteration) */
 } options;
 
 static void usage(void) {
@@ -54,13 +56,15 @@ static void usage(void) {
          "  --verify          compare with a serial computation (small grids only)\n"
          "  --phases          also print the mean time per iteration of each part: packing,\n"
          "                    the exchange (MPI), unpacking, the sweep (without --enqueue)\n"
+         "  --no-exchange     sweeps only, without the halo exchange: the floor of the time per\n"
+         "                    iteration with this decomposition (not with --verify)\n"
          "  -h, --help        this help\n");
 }
 
 static int parse(options *o, int argc, char **argv, int rank) {
   o->gx = o->gy = o->gz = 128;
   o->iters = 100, o->warmup = 10, o->staging = 0, o->verify = 0, o->cyclic = 0;
-  o->datatypes = 0, o->enqueue = 0, o->ahead = 2, o->phases = 0;
+  o->datatypes = 0, o->enqueue = 0, o->ahead = 2, o->phases = 0, o->no_exchange = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -77,6 +81,8 @@ static int parse(options *o, int argc, char **argv, int rank) {
       o->enqueue = 1;
     } else if (!strcmp(a, "--verify")) {
       o->verify = 1;
+    } else if (!strcmp(a, "--no-exchange")) {
+      o->no_exchange = 1;
     } else if (!strcmp(a, "--phases")) {
       o->phases = 1;
     } else if (!strcmp(a, "--device-map") && v) {
@@ -123,6 +129,12 @@ static int parse(options *o, int argc, char **argv, int rank) {
     if (rank == 0)
       fprintf(stderr, "jacobi3d: --staging goes with neither --datatypes nor --enqueue (both "
                       "pass the grid's device memory to MPI)\n");
+    return -1;
+  }
+  if (o->no_exchange && (o->verify || o->enqueue)) {
+    if (rank == 0)
+      fprintf(stderr, "jacobi3d: --no-exchange goes with neither --verify (without halos the "
+                      "result differs) nor --enqueue\n");
     return -1;
   }
   return 0;
@@ -309,6 +321,11 @@ int main(int argc, char **argv) {
     double tc = MPI_Wtime();
     int nreq = 0;
     double *grid = jb_grid(b);
+    if (o.no_exchange) {
+      jb_update(b);
+      jb_sync(b);
+      continue;
+    }
     if (o.enqueue) {
       /* Everything on the block's stream; the host only queues, at most o.ahead iterations ahead
        * of the GPU: the stream's queue is finite (a launch into a full one blocks the host thread,

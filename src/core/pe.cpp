@@ -164,6 +164,7 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.gpu_peer_access = s.gpu_peer_access;
   c.gpu_copy_kernel = s.gpu_copy_kernel;
   c.gpu_copy_kernel_idle_us = static_cast<unsigned>(s.gpu_copy_kernel_idle);
+  c.gpu_copy_kernel_blocks = static_cast<unsigned>(s.gpu_copy_kernel_blocks);
   c.protocol.self_eager_limit = c.eager_limit;
   c.protocol.self_device_direct = c.gpu_async_bytes;
   c.protocol.net_eager_limit = s.ucx_eager_limit;

@@ -101,6 +101,7 @@ struct PeConfig {
   bool gpu_peer_access = true;              // AMPI_GPU_PEER_ACCESS (DevPtrCache::reachable)
   std::size_t gpu_copy_kernel = 256 * 1024; // AMPI_GPU_COPY_KERNEL (devptr_cache/copy_service)
   unsigned gpu_copy_kernel_idle_us = 200;   // AMPI_GPU_COPY_KERNEL_IDLE
+  unsigned gpu_copy_kernel_blocks = 2;      // AMPI_GPU_COPY_KERNEL_BLOCKS
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;
@@ -297,7 +298,8 @@ private:
                             config_.gpu_peer_access,
                             config_.gpu_copy_kernel,
                             config_.gpu_copy_kernel_idle_us,
-                            config_.host_processes}; // gpu
+                            config_.host_processes,
+                            config_.gpu_copy_kernel_blocks}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   bool cma_refusal_reported_ = false;

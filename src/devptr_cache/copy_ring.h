@@ -2,8 +2,8 @@
  * GPU (contiguous, or one segment of a strided copy) to its resident copy kernel
  * (copy_service.cu, run by copy_service.cpp): page-locked host memory that the kernel reads and
  * writes through its device mapping. Plain C, shared by the kernel (nvcc) and the host side (C++).
- * One producer (the PE's thread), one consumer (the kernel's single block); descriptors are
- * finished in order. */
+ * One producer (the PE's thread), one consumer (the kernel: its block 0 reads the ring, and all
+ * of its blocks share each copy); descriptors are finished in order. */
 #ifndef AMPI_DEVPTR_CACHE_COPY_RING_H
 #define AMPI_DEVPTR_CACHE_COPY_RING_H
 
@@ -36,6 +36,19 @@ struct ampi_copy_ring {
   unsigned long long exited, pad_exited[7];
   /* Written by the host: nonzero, the kernel exits at once when it has no descriptor (teardown). */
   unsigned long long stop, pad_stop[7];
+};
+
+/* Device memory of a copy kernel of several blocks (AMPI_GPU_COPY_KERNEL_BLOCKS), zeroed once when
+ * made. Block 0 alone reads the ring: it copies each descriptor's words into `job` and then tells
+ * the other blocks, through `cmd`, to take their share of it or that the launch ends (the launch's
+ * generation in the top 24 bits, the descriptor's number in the next 39, then 1: ends there). The
+ * last block to finish a descriptor (`arrived`, by slot) writes the ring's `done`, and the last
+ * to exit (`exits`, counted over the service's launches) its `exited`. */
+struct ampi_copy_grid {
+  unsigned long long cmd, pad_cmd[7];
+  unsigned long long exits, pad_exits[7];
+  unsigned long long arrived[AMPI_COPY_RING_SLOTS];
+  unsigned long long job[AMPI_COPY_RING_SLOTS][AMPI_COPY_SLOT_FIELDS];
 };
 
 #endif

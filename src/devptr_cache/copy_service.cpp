@@ -2,7 +2,8 @@
 // (copy_service.cu): device-to-device copies into its GPU's memory, from that GPU or another one
 // its kernels reach by peer access (contiguous, and strided copies between two datatype layouts,
 // one descriptor per segment) go into a ring in page-locked memory,
-// which the kernel's single block reads and copies in order; the PE learns
+// which the kernel reads and copies in order (its blocks, AMPI_GPU_COPY_KERNEL_BLOCKS, each take
+// a share of every copy); the PE learns
 // that a copy is done from the ring's `done` count, a plain load. No driver call per copy: with
 // 8 PEs of one process sharing a CUDA context, each cuMemcpyAsync took 10.9 us and each
 // cuEventQuery 4.5 us on average, against 4.4 and 1.6 us with one PE (the driver's locks;
@@ -77,6 +78,18 @@ DevPtrCache::CopyService *DevPtrCache::service_for(CUcontext ctx) {
       sv->ring = nullptr;
     }
   }
+  // Several blocks share each copy through device memory of their own, zeroed on the kernel's
+  // stream (so before its first launch); one block where it cannot be had.
+  if (sv->ring && copy_kernel_blocks_ > 1 && d.cuMemAlloc && d.cuMemFree && d.cuMemsetD8Async) {
+    if (d.cuMemAlloc(&sv->grid, sizeof(ampi_copy_grid)) != kCudaSuccess) {
+      sv->grid = 0;
+    } else if (d.cuMemsetD8Async(sv->grid, 0, sizeof(ampi_copy_grid), sv->stream) != kCudaSuccess) {
+      static_cast<void>(d.cuMemFree(sv->grid));
+      sv->grid = 0;
+    } else {
+      sv->blocks = copy_kernel_blocks_;
+    }
+  }
   // (A context without one is remembered as such: fn or ring null, never tried again.)
   if (!sv->ring) sv->fn = nullptr;
   services_.push_back(std::move(sv));
@@ -123,8 +136,8 @@ bool DevPtrCache::service_strided(CUcontext ctx, const void *dst_base, std::size
   // The receiving layout in this context's memory (the plan's pointers were checked: both
   // reachable by its kernels), one descriptor a segment, all of them or none.
   if (!sv || cached_context(dst_base) != ctx || plan.size() > free_slots(*sv)) return false;
-  // Rows of at least a warp's width on both sides (or one run): the kernel's single block reads
-  // and writes them a warp's worth at a time. Narrower rows (a face across the fastest
+  // Rows of at least a warp's width on both sides (or one run): the kernel's blocks read and
+  // write them a warp's worth at a time. Narrower rows (a face across the fastest
   // dimension: one unit a row) take it 6.5x the time of a launched kernel (gpu_halo's x face,
   // 512 KiB of doubles, 124 against 19 us, H100, bench/results/2026-11-27-s14-gpu/run1).
   const auto wide = [](const StridedSide &side, std::uint64_t units) {
@@ -169,12 +182,13 @@ void DevPtrCache::started(CopyService &sv, std::function<void()> &done) {
 
 CUresult DevPtrCache::launch_service(CopyService &sv) {
   unsigned long long ring = sv.ring_dev;
+  unsigned long long grid = sv.grid;
   unsigned long long pos = load_acquire(sv.ring->done);
   unsigned long long gen = sv.launched + 1;
   unsigned long long idle_ns = std::uint64_t{copy_kernel_idle_us_} * 1000;
-  void *args[] = {&ring, &pos, &gen, &idle_ns};
-  const CUresult r =
-      driver().cuLaunchKernel(sv.fn, 1, 1, 1, kServiceThreads, 1, 1, 0, sv.stream, args, nullptr);
+  void *args[] = {&ring, &grid, &pos, &gen, &idle_ns};
+  const CUresult r = driver().cuLaunchKernel(sv.fn, sv.blocks, 1, 1, kServiceThreads, 1, 1, 0,
+                                             sv.stream, args, nullptr);
   if (r == kCudaSuccess) sv.launched = gen;
   return r;
 }
@@ -208,6 +222,7 @@ void DevPtrCache::close_services(CUcontext ctx, bool alive) noexcept {
       const Driver &d = driver();
       std::atomic_ref<unsigned long long>(sv->ring->stop).store(1, std::memory_order_release);
       static_cast<void>(d.cuStreamSynchronize(sv->stream));
+      if (sv->grid) static_cast<void>(d.cuMemFree(sv->grid));
       static_cast<void>(d.cuStreamDestroy(sv->stream));
       static_cast<void>(d.cuMemFreeHost(sv->ring));
     }

@@ -77,6 +77,7 @@ void fill(void *h) {
   d.cuMemcpy3DAsync = reinterpret_cast<decltype(d.cuMemcpy3DAsync)>(dlsym(h, "cuMemcpy3DAsync_v2"));
   d.cuMemAlloc = reinterpret_cast<decltype(d.cuMemAlloc)>(dlsym(h, "cuMemAlloc_v2"));
   d.cuMemFree = reinterpret_cast<decltype(d.cuMemFree)>(dlsym(h, "cuMemFree_v2"));
+  d.cuMemsetD8Async = reinterpret_cast<decltype(d.cuMemsetD8Async)>(dlsym(h, "cuMemsetD8Async"));
   d.cuModuleLoadData = reinterpret_cast<decltype(d.cuModuleLoadData)>(dlsym(h, "cuModuleLoadData"));
   d.cuModuleUnload = reinterpret_cast<decltype(d.cuModuleUnload)>(dlsym(h, "cuModuleUnload"));
   d.cuModuleGetFunction =

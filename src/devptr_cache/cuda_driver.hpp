@@ -132,6 +132,7 @@ struct Driver {
   CUresult (*cuMemcpy3DAsync)(const Memcpy3D *, CUstream);
   CUresult (*cuMemAlloc)(CUdeviceptr *, std::size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, std::size_t, CUstream);
   // Device-side reductions (reduce_kernels.cpp): the embedded kernels' module and their launch.
   // nullptr where the driver lacks them (then reductions stage through host memory).
   CUresult (*cuModuleLoadData)(CUmodule *, const void *);

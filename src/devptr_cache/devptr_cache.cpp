@@ -71,11 +71,14 @@ DeviceBuffer::~DeviceBuffer() {
 
 DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack, bool device_reduce,
                          std::size_t copy_streams, bool peer_access, std::size_t copy_kernel_bytes,
-                         unsigned copy_kernel_idle_us, int host_processes)
+                         unsigned copy_kernel_idle_us, int host_processes,
+                         unsigned copy_kernel_blocks)
     : copy_streams_per_ctx_(copy_streams ? copy_streams : 1), copy_kernel_bytes_(copy_kernel_bytes),
-      copy_kernel_idle_us_(copy_kernel_idle_us), host_processes_(host_processes),
-      async_bytes_(async_bytes), device_pack_(device_pack), device_reduce_(device_reduce),
-      peer_access_(peer_access), pool_(std::make_shared<DevicePool>()) {
+      copy_kernel_idle_us_(copy_kernel_idle_us),
+      copy_kernel_blocks_(copy_kernel_blocks ? copy_kernel_blocks : 1),
+      host_processes_(host_processes), async_bytes_(async_bytes), device_pack_(device_pack),
+      device_reduce_(device_reduce), peer_access_(peer_access),
+      pool_(std::make_shared<DevicePool>()) {
 }
 
 DevPtrCache::~DevPtrCache() {

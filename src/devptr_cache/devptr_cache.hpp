@@ -86,11 +86,12 @@ public:
   // (see can_copy_rects()); `device_reduce`: AMPI_GPU_DEVICE_REDUCE (see can_reduce());
   // `copy_streams`: the streams per context for asynchronous copies (copy_async).
   // `peer_access`: AMPI_GPU_PEER_ACCESS (see reachable()). `copy_kernel_bytes` and
-  // `copy_kernel_idle_us`: AMPI_GPU_COPY_KERNEL and AMPI_GPU_COPY_KERNEL_IDLE (copy_service.cpp).
+  // `copy_kernel_idle_us`, `copy_kernel_blocks`: AMPI_GPU_COPY_KERNEL,
+  // AMPI_GPU_COPY_KERNEL_IDLE and AMPI_GPU_COPY_KERNEL_BLOCKS (copy_service.cpp).
   explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true, bool device_reduce = true,
                        std::size_t copy_streams = kCopyStreams, bool peer_access = true,
                        std::size_t copy_kernel_bytes = 0, unsigned copy_kernel_idle_us = 200,
-                       int host_processes = 1);
+                       int host_processes = 1, unsigned copy_kernel_blocks = 1);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -374,6 +375,8 @@ private:
     CUdeviceptr ring_dev = 0;         // its device mapping
     CUstream stream = nullptr;        // non-blocking: the legacy stream never waits for it
     CUfunction fn = nullptr;
+    unsigned blocks = 1;        // the kernel's blocks (copy_ring.h's ampi_copy_grid when > 1)
+    CUdeviceptr grid = 0;       // that device memory (0 with one block)
     std::uint64_t head = 0;     // descriptors handed over
     std::uint64_t launched = 0; // the generation of the last launch (the ring's `exited` when
                                 // none runs)
@@ -385,6 +388,7 @@ private:
   bool stream_waits_ = false;       // take_host_word() was called: streams may wait for MPI
   std::size_t copy_kernel_bytes_;
   unsigned copy_kernel_idle_us_;
+  unsigned copy_kernel_blocks_;
   int host_processes_; // the job's processes on this host (copy_service.cpp)
   // copy_strided's halves (strided_copy.cpp): the plan of a copy between two layouts that kernels
   // of `ctx` reach, its unit in bytes (0: they do not reach both, or it takes more than
