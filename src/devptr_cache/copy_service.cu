@@ -8,7 +8,8 @@
 // took 39 us with one, 26 with two, 14 with eight or launched over the GPU, H200,
 // bench/results/2026-11-28-s18-gpu.) A copy thus costs the PE no driver call: with 8 PEs of one
 // process, cuMemcpyAsync took 10.9 us and each cuEventQuery 4.5 us on average, against 4.4 and
-// 1.6 us on one PE, the driver's locks contended (CUPTI, H100, bench/results/2026-11-27-s13-gpu/run1).
+// 1.6 us on one PE, the driver's locks contended (CUPTI, H100,
+// bench/results/2026-11-27-s13-gpu/run1).
 #include "copy_ring.h"
 
 namespace {
