@@ -354,6 +354,7 @@ int Pe::run() {
   while (live_ranks_ > 0 || remote) {
     if (threaded()) [[unlikely]]
       threads_->loop_idle_ = false; // threads poll the network themselves while ranks run
+    devptrs_.trust(false);          // (a rank's task runs the program's code, a switch ends trust)
     ult::Task *last = scheduler_.run_one();
     if (!last) {
       if (threaded()) [[unlikely]] { // threads of the ranks may still wake them
@@ -415,7 +416,10 @@ void Pe::block(const char *call) {
   }
   r.blocked_in = call;
   const gpu::CUcontext ctx = gpu::thread_context(); // the rank's GPU (cuda_driver.hpp)
+  devptrs_.trust(false); // other tasks run: the program's code, which may free memory
   scheduler_.block();
+  // (The rank's PE, which a migration may have changed: this frame may resume on its thread.)
+  r.pe().devptrs().trust(r.calls_open > 0);
   gpu::restore_thread_context(ctx);
   r.blocked_in = nullptr;
 }
@@ -448,8 +452,10 @@ void Pe::spawn_helper(Rank &r, std::function<void()> body) {
 
 void Pe::helper_loop(Helper &h) {
   for (;;) {
-    while (!h.job) // woken spuriously, or not yet given a job
+    while (!h.job) { // woken spuriously, or not yet given a job
+      devptrs_.trust(false);
       scheduler_.block();
+    }
     gpu::restore_thread_context(h.context);
     h.job();
     h.job = nullptr; // what the job held goes now, not at the next one

@@ -180,7 +180,8 @@ public:
   // the condition they wait for.
   void block(const char *call);
   void yield() noexcept {
-    current().coll.run_ready(); // steps of its non-blocking collectives that are due (coll/nbc.cpp)
+    Rank &r = current();
+    r.coll.run_ready(); // steps of its non-blocking collectives that are due (coll/nbc.cpp)
     if (threaded()) [[unlikely]] {
       if (thread_rank_) return yield_thread();
       threads_->let_in(); // a rank polling lets the threads in too
@@ -188,7 +189,9 @@ public:
     poll();
     devptrs_.poll_copies(); // device work that ranks wait for (a rank testing a request, say)
     const gpu::CUcontext ctx = gpu::thread_context(); // the rank's GPU (cuda_driver.hpp)
+    devptrs_.trust(false);                            // other tasks run (see block)
     scheduler_.yield();
+    r.pe().devptrs().trust(r.calls_open > 0);
     gpu::restore_thread_context(ctx);
   }
   // Drives the network (no-op in a one-process job: no call at all); true if anything happened.

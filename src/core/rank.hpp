@@ -71,6 +71,9 @@ public:
   std::uint32_t blocked_context = 0;
   int blocked_source = MPI_ANY_SOURCE;
   int blocked_tag = MPI_ANY_TAG;
+  // MPI calls of this rank in progress (src/mpi/common.hpp's Entered; nested ones count too):
+  // while there are, the PE trusts its device pointer checks (DevPtrCache::trust).
+  int calls_open = 0;
 
   // MPIX_Migrate (src/mpi/migrate.cpp): the calls made so far, and the private duplicate of
   // MPI_COMM_WORLD its messages travel on (made at the first call).

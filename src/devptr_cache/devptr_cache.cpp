@@ -196,10 +196,13 @@ MemKind DevPtrCache::lookup(const void *p) {
     bool fresh;
     if (e.kind == MemKind::Host) {
       fresh = e.stamp == mapping_generation();
+    } else if (trusted_ && e.checked == trust_epoch_) {
+      fresh = true; // checked already in this trusted stretch (trust())
     } else {
       std::uint64_t id = 0;
       fresh =
           driver().cuPointerGetAttribute(&id, kAttrBufferId, a) == kCudaSuccess && id == e.stamp;
+      e.checked = trust_epoch_;
     }
     if (fresh) {
       ++stats_.hits;
@@ -237,6 +240,7 @@ MemKind DevPtrCache::query(std::uintptr_t a) {
   if (r == kCudaSuccess && (managed || memtype == kMemoryTypeDevice)) {
     e.kind = managed ? MemKind::Managed : MemKind::Device;
     e.stamp = id;
+    e.checked = trust_epoch_;
     e.ctx = ctx;
     e.base = size ? start : a;
     e.end = size ? start + size : a + 1;

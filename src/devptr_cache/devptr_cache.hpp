@@ -96,6 +96,22 @@ public:
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
 
+  // Trusted stretches. A hit on a device entry is checked with the driver (its buffer id, one
+  // cuPointerGetAttribute), as the program may have freed that memory since; with 8 PEs of one
+  // process those checks took 33 calls and 15.6 us per rank and iteration of Jacobi3D's exchange,
+  // one after another on the rank's thread (0.47 us each, the driver's locks contended; CUPTI,
+  // H200, bench/results/2026-11-28-s18-gpu/run3). trust(true) starts a stretch in which the PE
+  // runs library code for one MPI call of one rank (src/mpi/common.hpp's Entered, and Pe::block
+  // and Pe::yield when the rank resumes inside its call); trust(false) ends it, when the call
+  // returns or the rank switches out. Within a stretch an entry is checked once: no program code
+  // runs on this thread, and the memory of operations in flight, which is what a call looks up
+  // again and again (its buffers, then the planning of their copies), may not be freed by any.
+  // Either call forgets every check made before it.
+  void trust(bool on) noexcept {
+    trusted_ = on;
+    ++trust_epoch_;
+  }
+
   // What kind of memory `p` points into (nullptr and host-only processes: Host).
   MemKind kind(const void *p) {
     if (!p || !cuda_loaded()) return MemKind::Host;
@@ -304,6 +320,7 @@ private:
   struct Entry {
     std::uintptr_t base = 0, end = 0; // [base, end); end == 0: empty
     std::uint64_t stamp = 0;          // device: CUDA buffer id; host: mapping generation
+    std::uint64_t checked = 0;        // device: the trust epoch it was last checked in
     MemKind kind = MemKind::Host;
     CUcontext ctx = nullptr; // device: the context the memory was allocated in
   };
@@ -322,6 +339,8 @@ private:
   CUstream stream_for_current_context(const void *dev_ptr);
 
   std::array<Entry, kEntries> entries_{};
+  bool trusted_ = false;          // see trust()
+  std::uint64_t trust_epoch_ = 1; // bumped by every trust()
   std::size_t mru_ = 0, next_ = 0;
   // Ranges of device entries found stale (freed): host answers there are not cached.
   std::array<std::pair<std::uintptr_t, std::uintptr_t>, 16> freed_{};

@@ -26,10 +26,18 @@ inline constexpr int kTagUb = (1 << 30) - 1;
 class Entered {
 public:
   explicit Entered(Rank *rank) noexcept : rank_(rank) {}
+  // A call of the rank that its PE's thread runs alone (not threaded): the PE trusts its device
+  // pointer checks until the call returns or the rank switches out (DevPtrCache::trust).
+  struct Alone {};
+  Entered(Rank *rank, Alone) noexcept : rank_(rank), alone_(true) {
+    ++rank->calls_open;
+    rank->pe().devptrs().trust(true);
+  }
   Entered(const Entered &) = delete;
   Entered &operator=(const Entered &) = delete;
   // The calling OS thread is inside the library (depth > 0) only while its PE is threaded.
   ~Entered() {
+    if (alone_) rank_->pe().devptrs().trust(--rank_->calls_open > 0);
     if (ult::Threads::depth() != 0) [[unlikely]]
       Pe::get().leave_call();
   }
@@ -41,6 +49,7 @@ public:
 
 private:
   Rank *rank_;
+  bool alone_ = false;
 };
 
 // The slow paths of enter() and enter_any() (errors.cpp): a threaded PE, a created thread, errors.
@@ -52,7 +61,7 @@ inline Entered enter(const char *fn) {
   if (Pe *pe = Pe::get_if(); pe && !pe->threaded()) [[likely]] {
     Rank *self = pe->scheduled_if();
     if (self && self->initialized && !self->finalized) [[likely]]
-      return Entered(self);
+      return Entered(self, Entered::Alone{});
   }
   return enter_slow(fn, true);
 }
@@ -60,7 +69,7 @@ inline Entered enter(const char *fn) {
 inline Entered enter_any(const char *fn) {
   if (Pe *pe = Pe::get_if(); pe && !pe->threaded()) [[likely]] {
     if (Rank *self = pe->scheduled_if()) [[likely]]
-      return Entered(self);
+      return Entered(self, Entered::Alone{});
   }
   return enter_slow(fn, false);
 }

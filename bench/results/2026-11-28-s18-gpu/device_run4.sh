@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# device_run4.sh — one GPU (session 18, issue 18): device pointer checks trusted within one MPI
+# call (DevPtrCache::trust). The gpu label; Jacobi3D 256^3, 8 ranks, --datatypes over 8 PEs
+# against 8 MPS processes, five rounds interleaved; one run of each with the driver calls timed
+# (CUDA_TRACE_API=1); --verify over 8 PEs in both modes.
+# Usage: bash device_run4.sh CARRY_DIR   (CARRY_DIR/ct as in device_run3.sh)
+set -uo pipefail
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+carry=${1:?carry dir}
+source "$carry/gpu_env.sh"; export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
+B=$AMPI_BUILD
+J=$B/apps/jacobi3d/jacobi3d_cuda
+CT=$carry/ct
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+( cd "$B/tests/gpu" && timeout 330 ctest -j3 --timeout 90 --output-on-failure ) > "$out/ctest.txt" 2>&1
+grep -E "tests passed|Failed|Timeout|\*\*\*|Not Run" "$out/ctest.txt" | tail -25
+mps_on() { export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps/log
+  mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY; nvidia-cuda-mps-control -d; }
+mps_off() { echo quit | nvidia-cuda-mps-control; while pgrep -f nvidia-cuda-mps >/dev/null; do sleep 0.1; done
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY; }
+jp() { local label=$1 np=$2 vp=$3 pes=$4; shift 4
+  timeout 90 ampirun -np $np --vp $vp --pes-per-process $pes "$J" -n 256 -i 300 -w 20 --gpu-aware "$@" > "$out/log" 2>&1
+  local rc=$?
+  printf '%-34s rc=%d %s\n' "$label" $rc "$(grep -E '^Time per|^Comm' "$out/log" | sed 's/^[^:]*: //' | tr '\n' ' ')"
+  [ $rc = 0 ] || tail -5 "$out/log"; }
+echo "== Jacobi3D 256^3, 8 ranks: time/iter ms, comm/iter ms"
+{ for round in 1 2 3 4 5; do
+  jp "1x8 PEs datatypes" 1 8 8 --datatypes
+  jp "1x8 PEs faces" 1 8 8
+  mps_on; jp "8 MPS datatypes" 8 8 1 --datatypes; jp "8 MPS faces" 8 8 1; mps_off
+done; } 2>&1 | tee "$out/jacobi.txt"
+traced() { local label=$1; shift
+  local d=/tmp/trace/$label; mkdir -p "$d"
+  ( export CUDA_INJECTION64_PATH=$CT/libcuda_trace.so CUDA_TRACE_API=1 CUDA_TRACE_DIR=$d LD_LIBRARY_PATH=$CT:$LD_LIBRARY_PATH
+    jp "$label [API]" "$@" ); }
+traced pes8 1 8 8 --datatypes
+mps_on; traced mps8 8 8 1 --datatypes; mps_off
+for l in pes8 mps8; do echo "== $l API"; for f in /tmp/trace/$l/api.*.txt; do head -12 "$f"; done; done > "$out/trace_summary.txt" 2>&1
+head -16 "$out/trace_summary.txt"
+for m in --datatypes ""; do
+  timeout 90 ampirun -np 1 --vp 8 --pes-per-process 8 "$J" -n 128 -i 20 -w 2 --gpu-aware $m --verify > "$out/verify.txt" 2>&1
+  echo "verify (8 PEs, 128^3, ${m:-faces}): rc=$? $(grep -iE 'error|verif' "$out/verify.txt" | tail -1)"
+done
+rm -f "$out/log"
+echo "device_run4: done"
