@@ -1,6 +1,7 @@
 // bench/results/2026-11-28-s18/rawpp.c — the floor for a one-way small message between two
-// processes of this machine: two cache lines in shared memory, one written by each side; a round trip is two line transfers. Prints median and
-// P99 of one-way time (RTT/2) per batch of 1000 round trips, over 200 batches.
+// processes of this machine: two cache lines in shared memory, one written by each side; a round
+// trip is two line transfers. Prints the median and P99 of the one-way time (RTT/2) per batch of
+// 1000 round trips, over 200 batches. Usage: rawpp [1: spin with pause]
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdatomic.h>
