@@ -419,7 +419,7 @@ void Pe::block(const char *call) {
   devptrs_.trust(false); // other tasks run: the program's code, which may free memory
   scheduler_.block();
   // (The rank's PE, which a migration may have changed: this frame may resume on its thread.)
-  r.pe().devptrs().trust(r.calls_open > 0);
+  r.pe().devptrs().trust(r.calls_open > 0 && !r.pe().threaded());
   gpu::restore_thread_context(ctx);
   r.blocked_in = nullptr;
 }

@@ -191,7 +191,7 @@ public:
     const gpu::CUcontext ctx = gpu::thread_context(); // the rank's GPU (cuda_driver.hpp)
     devptrs_.trust(false);                            // other tasks run (see block)
     scheduler_.yield();
-    r.pe().devptrs().trust(r.calls_open > 0);
+    r.pe().devptrs().trust(r.calls_open > 0 && !r.pe().threaded());
     gpu::restore_thread_context(ctx);
   }
   // Drives the network (no-op in a one-process job: no call at all); true if anything happened.

@@ -102,11 +102,12 @@ public:
   // one after another on the rank's thread (0.47 us each, the driver's locks contended; CUPTI,
   // H200, bench/results/2026-11-28-s18-gpu/run3). trust(true) starts a stretch in which the PE
   // runs library code for one MPI call of one rank (src/mpi/common.hpp's Entered, and Pe::block
-  // and Pe::yield when the rank resumes inside its call); trust(false) ends it, when the call
-  // returns or the rank switches out. Within a stretch an entry is checked once: no program code
-  // runs on this thread, and the memory of operations in flight, which is what a call looks up
-  // again and again (its buffers, then the planning of their copies), may not be freed by any.
-  // Either call forgets every check made before it.
+  // and Pe::yield when the rank resumes inside its call; never on a threaded PE, whose program
+  // threads run alongside); trust(false) ends it, when the call returns or the rank switches out.
+  // Within a stretch an entry is checked once: no program code runs on this thread, and the memory
+  // of operations in flight, which is what a call looks up again and again (its buffers, then the
+  // planning of their copies), may not be freed by any. Either call forgets every check made before
+  // it.
   void trust(bool on) noexcept {
     trusted_ = on;
     ++trust_epoch_;

@@ -37,7 +37,10 @@ public:
   Entered &operator=(const Entered &) = delete;
   // The calling OS thread is inside the library (depth > 0) only while its PE is threaded.
   ~Entered() {
-    if (alone_) rank_->pe().devptrs().trust(--rank_->calls_open > 0);
+    if (alone_) {
+      Pe &pe = rank_->pe();
+      pe.devptrs().trust(--rank_->calls_open > 0 && !pe.threaded());
+    }
     if (ult::Threads::depth() != 0) [[unlikely]]
       Pe::get().leave_call();
   }
