@@ -57,7 +57,7 @@ static void usage(void) {
          "  --phases          also print the mean time per iteration of each part: packing,\n"
          "                    the exchange (MPI), unpacking, the sweep (without --enqueue)\n"
          "  --no-exchange     sweeps only, without the halo exchange: the floor of the time per\n"
-         "                    iteration with this decomposition (not with --verify)\n"
+         "                    iteration with this decomposition (not with --verify or --enqueue)\n"
          "  -h, --help        this help\n");
 }
 

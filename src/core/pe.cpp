@@ -354,7 +354,6 @@ int Pe::run() {
   while (live_ranks_ > 0 || remote) {
     if (threaded()) [[unlikely]]
       threads_->loop_idle_ = false; // threads poll the network themselves while ranks run
-    devptrs_.trust(false);          // (a rank's task runs the program's code, a switch ends trust)
     ult::Task *last = scheduler_.run_one();
     if (!last) {
       if (threaded()) [[unlikely]] { // threads of the ranks may still wake them
