@@ -165,6 +165,7 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.gpu_copy_kernel = s.gpu_copy_kernel;
   c.gpu_copy_kernel_idle_us = static_cast<unsigned>(s.gpu_copy_kernel_idle);
   c.gpu_copy_kernel_blocks = static_cast<unsigned>(s.gpu_copy_kernel_blocks);
+  c.gpu_completion_words = s.gpu_completion_words;
   c.protocol.self_eager_limit = c.eager_limit;
   c.protocol.self_device_direct = c.gpu_async_bytes;
   c.protocol.net_eager_limit = s.ucx_eager_limit;
@@ -206,6 +207,24 @@ struct Pe::Helper {
   Helper(const Helper &) = delete;
   Helper &operator=(const Helper &) = delete;
 };
+
+gpu::DevPtrCache::Options Pe::gpu_options(const PeConfig &c) {
+  gpu::DevPtrCache::Options o;
+  o.async_bytes = c.gpu_async_bytes;
+  o.device_pack = c.gpu_device_pack;
+  o.device_reduce = c.gpu_device_reduce;
+  // SMP mode: one copy stream per PE, not four. Every stream counts against the context's 32
+  // hardware queues, and a queue shared with a stream waiting for MPI (MPIX_Wait_enqueue) stalls
+  // (startup.cpp, CUDA_DEVICE_MAX_CONNECTIONS).
+  o.copy_streams = c.pes_per_process > 1 ? 1 : gpu::DevPtrCache::kCopyStreams;
+  o.peer_access = c.gpu_peer_access;
+  o.copy_kernel_bytes = c.gpu_copy_kernel;
+  o.copy_kernel_idle_us = c.gpu_copy_kernel_idle_us;
+  o.copy_kernel_blocks = c.gpu_copy_kernel_blocks;
+  o.host_processes = c.host_processes;
+  o.completion_words = c.gpu_completion_words;
+  return o;
+}
 
 Pe::Pe(const PeConfig &config, pmi::ProcessKeys *keys, MainFn user_main,
        std::vector<std::string> args, char **envp)

@@ -102,6 +102,7 @@ struct PeConfig {
   std::size_t gpu_copy_kernel = 256 * 1024; // AMPI_GPU_COPY_KERNEL (devptr_cache/copy_service)
   unsigned gpu_copy_kernel_idle_us = 200;   // AMPI_GPU_COPY_KERNEL_IDLE
   unsigned gpu_copy_kernel_blocks = 2;      // AMPI_GPU_COPY_KERNEL_BLOCKS
+  bool gpu_completion_words = true;         // AMPI_GPU_COMPLETION_WORDS
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;
@@ -291,18 +292,9 @@ private:
   char **envp_;
   ult::Scheduler scheduler_;
   std::optional<ult::StackPool> stacks_; // before ranks_: their stacks come from it
-  // SMP mode: one copy stream per PE, not four. Every stream counts against the context's 32
-  // hardware queues, and a queue shared with a stream waiting for MPI (MPIX_Wait_enqueue) stalls
-  // (startup.cpp, CUDA_DEVICE_MAX_CONNECTIONS).
-  gpu::DevPtrCache devptrs_{config_.gpu_async_bytes,
-                            config_.gpu_device_pack,
-                            config_.gpu_device_reduce,
-                            config_.pes_per_process > 1 ? 1 : gpu::DevPtrCache::kCopyStreams,
-                            config_.gpu_peer_access,
-                            config_.gpu_copy_kernel,
-                            config_.gpu_copy_kernel_idle_us,
-                            config_.host_processes,
-                            config_.gpu_copy_kernel_blocks}; // gpu
+  // The device pointer cache's options from the settings (pe.cpp).
+  static gpu::DevPtrCache::Options gpu_options(const PeConfig &c);
+  gpu::DevPtrCache devptrs_{gpu_options(config_)}; // gpu
   gpu::IpcCache ipc_{devptrs_};
   bool ipc_refusal_reported_ = false;
   bool cma_refusal_reported_ = false;

@@ -139,7 +139,8 @@ bool DevPtrCache::service_strided(CUcontext ctx, const void *dst_base, std::size
   // Rows of at least a warp's width on both sides (or one run): the kernel's blocks read and
   // write them a warp's worth at a time. Narrower rows (a face across the fastest
   // dimension: one unit a row) take it 6.5x the time of a launched kernel (gpu_halo's x face,
-  // 512 KiB of doubles, 124 against 19 us, H100, bench/results/2026-11-27-s14-gpu/run1).
+  // 512 KiB of doubles, 124 against 19 us, H100, bench/results/2026-11-27-s14-gpu/run1); with 2
+  // (4) blocks still 67 (39) us against 16 (H200, bench/results/2026-11-28-s19-gpu/run2).
   const auto wide = [](const StridedSide &side, std::uint64_t units) {
     return side.width >= kWarpUnits || (side.height == 1 && side.offset + units <= side.width);
   };

@@ -69,6 +69,12 @@ void fill(void *h) {
   if (!d.cuStreamWaitValue32)
     d.cuStreamWaitValue32 =
         reinterpret_cast<decltype(d.cuStreamWaitValue32)>(dlsym(h, "cuStreamWaitValue32"));
+  d.cuStreamWriteValue32 =
+      reinterpret_cast<decltype(d.cuStreamWriteValue32)>(dlsym(h, "cuStreamWriteValue32_v2"));
+  if (!d.cuStreamWriteValue32)
+    d.cuStreamWriteValue32 =
+        reinterpret_cast<decltype(d.cuStreamWriteValue32)>(dlsym(h, "cuStreamWriteValue32"));
+  d.cuStreamQuery = reinterpret_cast<decltype(d.cuStreamQuery)>(dlsym(h, "cuStreamQuery"));
   d.cuMemHostAlloc = reinterpret_cast<decltype(d.cuMemHostAlloc)>(dlsym(h, "cuMemHostAlloc"));
   d.cuMemHostGetDevicePointer = reinterpret_cast<decltype(d.cuMemHostGetDevicePointer)>(
       dlsym(h, "cuMemHostGetDevicePointer_v2"));

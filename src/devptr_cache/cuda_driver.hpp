@@ -122,6 +122,11 @@ struct Driver {
   // Stream-ordered MPI (MPIX_*_enqueue, src/mpi/stream.cpp): a stream waits for a word of mapped
   // host memory that the PE writes. nullptr where the driver lacks them.
   CUresult (*cuStreamWaitValue32)(CUstream, CUdeviceptr, std::uint32_t, unsigned);
+  // The end of a copy or of a watched stream's work, written by the stream into such a word
+  // (DevPtrCache::track), and the stream's state when the word is long in coming (an error).
+  // nullptr where the driver lacks them (then events tell).
+  CUresult (*cuStreamWriteValue32)(CUstream, CUdeviceptr, std::uint32_t, unsigned);
+  CUresult (*cuStreamQuery)(CUstream);
   CUresult (*cuMemHostAlloc)(void **, std::size_t, unsigned);
   CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned);
   CUresult (*cuMemFreeHost)(void *);

@@ -69,16 +69,13 @@ DeviceBuffer::~DeviceBuffer() {
   });
 }
 
-DevPtrCache::DevPtrCache(std::size_t async_bytes, bool device_pack, bool device_reduce,
-                         std::size_t copy_streams, bool peer_access, std::size_t copy_kernel_bytes,
-                         unsigned copy_kernel_idle_us, int host_processes,
-                         unsigned copy_kernel_blocks)
-    : copy_streams_per_ctx_(copy_streams ? copy_streams : 1), copy_kernel_bytes_(copy_kernel_bytes),
-      copy_kernel_idle_us_(copy_kernel_idle_us),
-      copy_kernel_blocks_(copy_kernel_blocks ? copy_kernel_blocks : 1),
-      host_processes_(host_processes), async_bytes_(async_bytes), device_pack_(device_pack),
-      device_reduce_(device_reduce), peer_access_(peer_access),
-      pool_(std::make_shared<DevicePool>()) {
+DevPtrCache::DevPtrCache(const Options &o)
+    : copy_streams_per_ctx_(o.copy_streams ? o.copy_streams : 1),
+      copy_kernel_bytes_(o.copy_kernel_bytes), copy_kernel_idle_us_(o.copy_kernel_idle_us),
+      copy_kernel_blocks_(o.copy_kernel_blocks ? o.copy_kernel_blocks : 1),
+      host_processes_(o.host_processes), async_bytes_(o.async_bytes), device_pack_(o.device_pack),
+      device_reduce_(o.device_reduce), peer_access_(o.peer_access),
+      completion_words_(o.completion_words), pool_(std::make_shared<DevicePool>()) {
 }
 
 DevPtrCache::~DevPtrCache() {
@@ -109,6 +106,8 @@ DevPtrCache::~DevPtrCache() {
       if (ctx == c.ctx) static_cast<void>(d.cuMemFreeHost(slab));
     for (auto &[ctx, mem] : pool_->deferred)
       if (ctx == c.ctx) static_cast<void>(d.cuMemFree(mem));
+    for (const BlockCounter &b : block_counters_)
+      if (b.ctx == c.ctx) static_cast<void>(d.cuMemFree(b.counter));
   }
   // (Events of copies still pending belong to requests the program never completed: they go with
   // their contexts.) Our references last: releasing is safe after a reset too (the driver's
@@ -170,6 +169,7 @@ void DevPtrCache::forget_context(CUcontext ctx) noexcept {
   close_services(ctx, false); // (the kernel, its stream and ring went with the context)
   std::erase_if(streams_, gone);
   std::erase_if(copy_streams_, gone);
+  std::erase_if(block_counters_, [ctx](const BlockCounter &b) { return b.ctx == ctx; });
   std::erase_if(created_streams_, gone);
   std::erase_if(free_events_, gone);
   std::erase_if(modules_, gone);
@@ -462,19 +462,56 @@ CUstream DevPtrCache::next_copy_stream(CUcontext ctx) {
 }
 
 void DevPtrCache::track(CUcontext ctx, CUstream s, std::function<void()> done) {
+  Pending p;
+  p.done = std::move(done);
+  p.stream = s;
+  p.ctx = ctx;
+  if (CUresult r = mark_end(ctx, s, p); r != kCudaSuccess)
+    cuda_fail("cuEventRecord (the end of an asynchronous copy)", r);
+  pending_.push_back(std::move(p));
+}
+
+CUresult DevPtrCache::mark_end(CUcontext ctx, CUstream s, Pending &p) {
   const Driver &d = driver();
-  CUevent ev = nullptr;
+  // A word first: polling it is one load, where each cuEventQuery took 1.8-2.7 us with 8 PEs of
+  // one process (H200, bench/results/2026-11-28-s18-gpu/run3, s19-gpu/run1), and a PE with many
+  // waiting ranks polls often. Queuing it costs more than an event (cuStreamWriteValue32 4.4 us,
+  // cuEventRecord 0.7, 8 PEs, s19-gpu/run1): our strided kernels write their word themselves
+  // (copy_strided_async). The write waits for the stream's work before it, with a fence for its
+  // memory (the flag's default).
+  if (completion_words_ && d.cuStreamWriteValue32 && d.cuStreamQuery) {
+    CUdeviceptr dev = 0;
+    if (host_word(ctx, &p.word, &dev) == kCudaSuccess) {
+      if (d.cuStreamWriteValue32(s, dev, 1, 0) == kCudaSuccess) return kCudaSuccess;
+      p.word.reset();
+    }
+  }
   for (auto it = free_events_.begin(); it != free_events_.end(); ++it)
     if (it->first == ctx) {
-      ev = it->second;
+      p.event = it->second;
       free_events_.erase(it);
       break;
     }
-  if (!ev)
-    if (CUresult r = d.cuEventCreate(&ev, kEventDisableTiming); r != kCudaSuccess)
-      cuda_fail("cuEventCreate", r);
-  if (CUresult r = d.cuEventRecord(ev, s); r != kCudaSuccess) cuda_fail("cuEventRecord", r);
-  pending_.push_back(Pending{ev, std::move(done), {}, true, s, ctx});
+  if (!p.event)
+    if (CUresult r = d.cuEventCreate(&p.event, kEventDisableTiming); r != kCudaSuccess) return r;
+  if (CUresult r = d.cuEventRecord(p.event, s); r != kCudaSuccess) {
+    free_events_.emplace_back(ctx, p.event);
+    p.event = nullptr;
+    return r;
+  }
+  return kCudaSuccess;
+}
+
+CUresult DevPtrCache::query_end(Pending &p) {
+  if (!p.word) return driver().cuEventQuery(p.event);
+  if (__atomic_load_n(p.word.get(), __ATOMIC_ACQUIRE) != 0) return kCudaSuccess;
+  // An error in the stream's work leaves the word unset: the stream tells, once in a while (a
+  // driver call, which the word is there to spare the polls).
+  constexpr unsigned kAskEvery = 4096;
+  if (++p.polls % kAskEvery != 0) return kCudaErrorNotReady;
+  const CUresult r = driver().cuStreamQuery(p.stream);
+  if (r == kCudaSuccess) return kCudaSuccess; // (its write is done too)
+  return r;
 }
 
 void DevPtrCache::make_copy_streams(CUcontext ctx) {
@@ -510,8 +547,12 @@ constexpr std::size_t kLine = 64, kWords = 64; // a slab of host words
 
 CUresult DevPtrCache::take_host_word(std::shared_ptr<std::uint32_t> *word, CUdeviceptr *device) {
   stream_waits_ = true; // (no copy kernel from now on: copy_service.cpp)
+  return host_word(current_context(nullptr), word, device);
+}
+
+CUresult DevPtrCache::host_word(CUcontext ctx, std::shared_ptr<std::uint32_t> *word,
+                                CUdeviceptr *device) {
   const Driver &d = driver();
-  const CUcontext ctx = current_context(nullptr);
   auto &free = pool_->free_words;
   auto it =
       std::find_if(free.begin(), free.end(), [ctx](const HostWord &x) { return x.ctx == ctx; });
@@ -559,27 +600,23 @@ void DevPtrCache::defer_free(void *p) {
 
 bool DevPtrCache::watch_stream(CUstream stream, std::function<void(CUresult)> done) {
   if (!cuda_loaded()) return false; // (fills the driver table on first sight of libcuda)
-  const Driver &d = driver();
   const CUcontext ctx = current_context(nullptr);
-  CUevent ev = nullptr;
-  for (auto it = free_events_.begin(); it != free_events_.end(); ++it)
-    if (it->first == ctx) {
-      ev = it->second;
-      free_events_.erase(it);
-      break;
-    }
-  if (!ev && d.cuEventCreate(&ev, kEventDisableTiming) != kCudaSuccess) return false;
-  if (d.cuEventRecord(ev, stream) != kCudaSuccess) {
-    free_events_.emplace_back(ctx, ev);
-    return false;
-  }
-  pending_.push_back(Pending{ev, {}, std::move(done), true, stream, ctx});
+  Pending p;
+  p.watched = std::move(done);
+  p.stream = stream;
+  p.ctx = ctx;
+  if (mark_end(ctx, stream, p) != kCudaSuccess) return false;
+  pending_.push_back(std::move(p));
   return true;
 }
 
 void DevPtrCache::watch_event(CUevent event, std::function<void(CUresult)> done) {
   if (!cuda_loaded()) return done(kCudaErrorNotInitialized);
-  pending_.push_back(Pending{event, {}, std::move(done), false});
+  Pending p;
+  p.event = event;
+  p.watched = std::move(done);
+  p.ours = false;
+  pending_.push_back(std::move(p));
 }
 
 CUstream DevPtrCache::create_stream(unsigned flags, CUresult *err) {
@@ -598,7 +635,6 @@ CUstream DevPtrCache::create_stream(unsigned flags, CUresult *err) {
 }
 
 bool DevPtrCache::poll_copies_slow() {
-  const Driver &d = driver();
   bool any = service_waiting_ && poll_services();
   // Streams seen with an unfinished event in this pass: their later events are not asked about.
   // Each MPIX_*_enqueue operation and each yielding CUDA wait watches its stream; 8 ranks of one
@@ -616,7 +652,7 @@ bool DevPtrCache::poll_copies_slow() {
       ++i;
       continue;
     }
-    const CUresult r = d.cuEventQuery(pending_[i].event);
+    const CUresult r = query_end(pending_[i]);
     if (r == kCudaErrorNotReady) {
       if (s && nunfinished < std::size(unfinished)) unfinished[nunfinished++] = s;
       ++i;
@@ -626,7 +662,7 @@ bool DevPtrCache::poll_copies_slow() {
       cuda_fail("cuEventQuery (an asynchronous copy)", r);
     Pending p = std::move(pending_[i]);
     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
-    if (p.ours && r == kCudaSuccess) // (after an error the context is unusable: no reuse)
+    if (p.ours && p.event && r == kCudaSuccess) // (after an error the context is unusable)
       free_events_.emplace_back(p.ctx, p.event);
     if (p.watched)
       p.watched(r); // wakes a rank waiting for its GPU work (src/core/cudart.cpp)

@@ -82,16 +82,25 @@ class DevPtrCache {
 public:
   // Streams per context for asynchronous copies, by default: several copies at once go faster.
   static constexpr std::size_t kCopyStreams = 4;
-  // `async_bytes`: AMPI_GPU_ASYNC_BYTES (see async_bytes()); `device_pack`: AMPI_GPU_DEVICE_PACK
-  // (see can_copy_rects()); `device_reduce`: AMPI_GPU_DEVICE_REDUCE (see can_reduce());
-  // `copy_streams`: the streams per context for asynchronous copies (copy_async).
-  // `peer_access`: AMPI_GPU_PEER_ACCESS (see reachable()). `copy_kernel_bytes` and
-  // `copy_kernel_idle_us`, `copy_kernel_blocks`: AMPI_GPU_COPY_KERNEL,
-  // AMPI_GPU_COPY_KERNEL_IDLE and AMPI_GPU_COPY_KERNEL_BLOCKS (copy_service.cpp).
-  explicit DevPtrCache(std::size_t async_bytes, bool device_pack = true, bool device_reduce = true,
-                       std::size_t copy_streams = kCopyStreams, bool peer_access = true,
-                       std::size_t copy_kernel_bytes = 0, unsigned copy_kernel_idle_us = 200,
-                       int host_processes = 1, unsigned copy_kernel_blocks = 1);
+  // What the PE's settings choose (src/settings/settings.def has each one's reason).
+  struct Options {
+    std::size_t async_bytes = 16 * 1024;     // AMPI_GPU_ASYNC_BYTES: see async_bytes()
+    bool device_pack = true;                 // AMPI_GPU_DEVICE_PACK: see can_copy_rects()
+    bool device_reduce = true;               // AMPI_GPU_DEVICE_REDUCE: see can_reduce()
+    std::size_t copy_streams = kCopyStreams; // streams per context for copy_async
+    bool peer_access = true;                 // AMPI_GPU_PEER_ACCESS: see reachable()
+    // AMPI_GPU_COPY_KERNEL, AMPI_GPU_COPY_KERNEL_IDLE, AMPI_GPU_COPY_KERNEL_BLOCKS
+    // (copy_service.cpp); 0 bytes: no copy kernel.
+    std::size_t copy_kernel_bytes = 0;
+    unsigned copy_kernel_idle_us = 200;
+    unsigned copy_kernel_blocks = 1;
+    int host_processes = 1; // the job's processes on this host (copy_service.cpp)
+    // AMPI_GPU_COMPLETION_WORDS: the end of our copies and of watched streams is learnt from a
+    // word of host memory that the stream (mark_end()) or our strided kernel itself
+    // (copy_strided_async) writes, not from cuEventQuery.
+    bool completion_words = true;
+  };
+  explicit DevPtrCache(const Options &o);
   ~DevPtrCache();
   DevPtrCache(const DevPtrCache &) = delete;
   DevPtrCache &operator=(const DevPtrCache &) = delete;
@@ -373,7 +382,7 @@ private:
   // Makes those of `ctx`'s copy streams that do not exist yet.
   void make_copy_streams(CUcontext ctx);
   struct Pending {
-    CUevent event;
+    CUevent event = nullptr;               // nullptr where `word` tells
     std::function<void()> done;            // a copy of ours: called when it has finished
     std::function<void(CUresult)> watched; // watch_stream/watch_event: called with the outcome
     bool ours = true;                      // the event is ours (recycled), not the program's
@@ -384,7 +393,19 @@ private:
     // The context an event of ours belongs to, for reuse there only (the thread's current context
     // when it completes may be another: ranks of one process on two GPUs).
     CUcontext ctx = nullptr;
+    // AMPI_GPU_COMPLETION_WORDS: the host word the stream sets (non-zero) once the work is done,
+    // and the polls that found it unset (now and then the stream is asked: an error never sets
+    // it).
+    std::shared_ptr<std::uint32_t> word;
+    unsigned polls = 0;
   };
+  // Marks the end of the work queued on `s` so far for `p`: a host word the stream writes, or
+  // failing that an event of ours recorded on it. The driver's error if neither could be queued.
+  CUresult mark_end(CUcontext ctx, CUstream s, Pending &p);
+  // Whether `p`'s work has ended: kCudaSuccess, kCudaErrorNotReady, or the error it ended in.
+  CUresult query_end(Pending &p);
+  // take_host_word's word for `ctx`, without what waiting on it implies.
+  CUresult host_word(CUcontext ctx, std::shared_ptr<std::uint32_t> *word, CUdeviceptr *device);
   std::vector<std::pair<CUcontext, CUstream>> copy_streams_;
   std::size_t next_copy_stream_ = 0;
   // The resident copy kernel of each context (copy_service.cpp): copies into the context's memory
@@ -416,7 +437,19 @@ private:
   std::size_t plan_strided(CUcontext ctx, void *dst_base, const Rect *dst, std::size_t nd,
                            const void *src_base, const Rect *src, std::size_t ns, std::size_t n,
                            std::vector<StridedSegment> &plan);
-  bool launch_strided(std::size_t unit, std::vector<StridedSegment> &plan, CUstream stream);
+  // With `done` (a host word's device address), the last segment's kernel sets it once it has
+  // finished, counting its blocks in `arrived` (block_counter()).
+  bool launch_strided(std::size_t unit, std::vector<StridedSegment> &plan, CUstream stream,
+                      CUdeviceptr arrived = 0, CUdeviceptr done = 0);
+  // The device word in which a strided kernel on copy stream `s` of `ctx` counts its finished
+  // blocks (made and zeroed on `s` on first use); 0 where host words are off or it cannot be.
+  CUdeviceptr block_counter(CUcontext ctx, CUstream s);
+  struct BlockCounter {
+    CUcontext ctx;
+    CUstream stream;
+    CUdeviceptr counter;
+  };
+  std::vector<BlockCounter> block_counters_;
   // Hands the copy to `ctx`'s copy kernel (started if it is not running); false, with nothing
   // started, where it does not apply (too large, off, no kernel, its ring full).
   bool service_copy(CUcontext ctx, void *dst, MemKind dst_kind, const void *src, MemKind src_kind,
@@ -446,6 +479,7 @@ private:
   bool device_pack_;
   bool device_reduce_;
   bool peer_access_;
+  bool completion_words_;
   // Pairs (this context, the peer's) whose peer access this PE has tried to enable (once each),
   // and whether it is on.
   struct PeerPair {

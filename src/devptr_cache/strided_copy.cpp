@@ -74,14 +74,16 @@ std::size_t DevPtrCache::plan_strided(CUcontext ctx, void *dst_base, const Rect 
 }
 
 bool DevPtrCache::launch_strided(std::size_t unit, std::vector<StridedSegment> &plan,
-                                 CUstream stream) {
+                                 CUstream stream, CUdeviceptr arrived, CUdeviceptr done) {
   CUfunction fn = kernel(kNames[unit]);
   if (!fn) return false;
   const Driver &d = driver();
   for (std::size_t i = 0; i < plan.size(); ++i) {
     StridedSegment &g = plan[i];
     const std::uint64_t blocks = std::min(kMaxBlocks, (g.units + kThreads - 1) / kThreads);
-    void *args[] = {&g.dst, &g.src, &g.units};
+    // The word is set by the last segment's kernel (the stream runs them in order).
+    CUdeviceptr a = arrived, w = i + 1 == plan.size() ? done : 0;
+    void *args[] = {&g.dst, &g.src, &g.units, &a, &w};
     if (d.cuLaunchKernel(fn, static_cast<unsigned>(blocks), 1, 1, kThreads, 1, 1, 0, stream, args,
                          nullptr) != kCudaSuccess) {
       // Refused (it never is on the GPUs we know): the caller copies another way, after what was
@@ -118,9 +120,39 @@ bool DevPtrCache::copy_strided_async(void *dst_base, const Rect *dst, std::size_
     if (service_strided(ctx, dst_base, n, unit, plan, done)) return true;
   }
   CUstream s = next_copy_stream(ctx);
-  if (n > 0 && !launch_strided(unit, plan, s)) return false;
-  track(ctx, s, std::move(done));
+  // The kernel itself tells its end where it can: a host word it sets, no operation queued after
+  // it (mark_end's event or word) and no driver call to poll.
+  Pending p;
+  CUdeviceptr word = 0, arrived = n > 0 ? block_counter(ctx, s) : 0;
+  if (arrived && host_word(ctx, &p.word, &word) != kCudaSuccess) p.word.reset();
+  if (n > 0 && !launch_strided(unit, plan, s, p.word ? arrived : 0, p.word ? word : 0))
+    return false;
+  if (!p.word) {
+    track(ctx, s, std::move(done));
+    return true;
+  }
+  p.done = std::move(done);
+  p.stream = s;
+  p.ctx = ctx;
+  pending_.push_back(std::move(p));
   return true;
+}
+
+CUdeviceptr DevPtrCache::block_counter(CUcontext ctx, CUstream s) {
+  if (!completion_words_) return 0;
+  for (const BlockCounter &c : block_counters_)
+    if (c.stream == s) return c.counter;
+  const Driver &d = driver();
+  CUdeviceptr c = 0;
+  if (!d.cuMemAlloc || !d.cuMemsetD8Async || d.cuMemAlloc(&c, sizeof(unsigned)) != kCudaSuccess)
+    return 0;
+  // Zeroed on the stream itself, ahead of its first kernel that counts.
+  if (d.cuMemsetD8Async(c, 0, sizeof(unsigned), s) != kCudaSuccess) {
+    static_cast<void>(d.cuMemFree(c));
+    return 0;
+  }
+  block_counters_.push_back({ctx, s, c});
+  return c;
 }
 
 } // namespace ampi::gpu

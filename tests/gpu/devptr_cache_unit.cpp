@@ -29,7 +29,7 @@ int main() {
   // --- host only: no libcuda loaded -----------------------------------------------------------
   const bool had_cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr;
   CHECK(!had_cuda);
-  DevPtrCache cache(16 * 1024); // AMPI_GPU_ASYNC_BYTES's default
+  DevPtrCache cache({}); // the settings' defaults
   std::vector<char> heap(1 << 20);
   int on_stack = 0;
   CHECK(cache.kind(heap.data()) == MemKind::Host);

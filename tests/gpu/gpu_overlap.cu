@@ -17,6 +17,12 @@
 //                 kernel on the receiving stream.
 //   enqueue_free  a rank's cudaFree while another rank's stream waits (MPIX_Recv_enqueue) for a
 //                 message the first sends after it: no hang (see enqueue_free()).
+//   fault         a rank's stream ends in an error (a kernel that traps after a few ms): its
+//                 waiting cudaStreamSynchronize, which yields, returns that error rather than
+//                 waiting for ever (the PE learns of the end from a word the stream would have
+//                 written, AMPI_GPU_COMPLETION_WORDS, or from an event; it asks the stream too).
+//                 Each rank checks it; the job then ends with host communication only (the
+//                 process's context is lost).
 //   bench KIND ITERS US   the measurement of issue 18 (not a test): each rank runs a kernel of US
 //                 microseconds, waits with KIND and swaps a 32 KiB device halo with both ring
 //                 neighbours; prints the time per iteration over the kernel's time.
@@ -129,6 +135,30 @@ static void kernel_and_wait(const char *kind, unsigned long long ns, int *dev, i
   } else {
     EXPECT(false, "unknown wait kind %s", kind);
   }
+}
+
+// Busy for `ns` like spin, then traps: the stream's work ends in an error.
+__global__ void spin_then_trap(unsigned long long ns) {
+  const unsigned long long end = now_ns() + ns;
+  while (now_ns() < end) {
+  }
+  __trap();
+}
+
+// The fault case: every rank's stream ends in an error; its yielding wait reports it.
+static void fault(int rank) {
+  cudaStream_t s = nullptr;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  MPI_Barrier(MPI_COMM_WORLD);
+  spin_then_trap<<<1, 1, 0, s>>>(20ull * 1000 * 1000);
+  const cudaError_t e = cudaStreamSynchronize(s);
+  EXPECT(e != cudaSuccess, "rank %d: cudaStreamSynchronize after a trap returned cudaSuccess",
+         rank);
+  std::printf("rank %d: the trap's stream: %s\n", rank, cudaGetErrorName(e));
+  std::fflush(stdout);
+  // (Only host communication from here: the process's context is unusable after the trap.)
+  int all = 0, one = 1;
+  MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 
 static int overlap(const char *kind, int rank, int size) {
@@ -427,12 +457,14 @@ int main(int argc, char **argv) {
     enqueue(rank, size);
   } else if (std::strcmp(what, "enqueue_free") == 0 && size >= 2) {
     enqueue_free(rank);
+  } else if (std::strcmp(what, "fault") == 0) {
+    fault(rank);
   } else if (std::strcmp(what, "bench") == 0 && argc > 4) {
     bench(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), rank, size);
   } else {
     EXPECT(false,
-           "usage: gpu_overlap overlap KIND | own | iinvoke | enqueue | enqueue_free | bench KIND "
-           "ITERS US");
+           "usage: gpu_overlap overlap KIND | own | iinvoke | enqueue | enqueue_free | fault | "
+           "bench KIND ITERS US");
   }
   MPI_Finalize();
   if (rank == 0 && std::strcmp(what, "bench") != 0) std::printf("%s: ok\n", what);
