@@ -4,8 +4,14 @@
 // ITERS iterations of K tiny kernels on a stream of its own, then waits for them in one of three
 // ways: cudaStreamSynchronize ("sync"), cudaEventQuery in a loop ("event", how a PE polls its
 // copies), or a host word that the stream writes (cuStreamWriteValue32) read with plain loads
-// ("word": no driver call while waiting). Prints microseconds per iteration (all workers at once).
-//   gpu_launch_threads sync|event|word threads|procs T ITERS [K]
+// ("word": no driver call while waiting). With C, each iteration also asks the driver C times for
+// the buffer id of the worker's device memory (cuPointerGetAttribute, as the pointer cache checks
+// a device hit), between the launches and the wait. Prints microseconds per iteration (all
+// workers at once).
+//   gpu_launch_threads sync|event|word threads|procs T ITERS [K [C]]
+// GLT_BYSTANDERS=B (threads only): B more threads of the process each launch one kernel that
+// spins until the workers are done and wait for it in cudaStreamSynchronize meanwhile, as the
+// PEs whose ranks wait for their sweep do; whether a waiting thread slows the others' launches.
 // No MPI: it measures the driver, the floor under jacobi3d_cuda's iterations.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -28,6 +34,12 @@ __global__ void tick(int *p) {
   if (threadIdx.x == 0) p[blockIdx.x] += 1;
 }
 
+// Spins until *stop (mapped host memory) is set.
+__global__ void spin_until(volatile int *stop) {
+  while (*stop == 0) {
+  }
+}
+
 enum class Wait { Sync, Event, Word };
 
 void check(cudaError_t e, const char *what) {
@@ -47,7 +59,8 @@ void check(CUresult e, const char *what) {
 }
 
 // One worker: its stream, event and word; `go` starts every worker at once.
-void worker(Wait how, int iters, int kernels, std::atomic<int> *go, std::atomic<int> *ready) {
+void worker(Wait how, int iters, int kernels, int checks, std::atomic<int> *go,
+            std::atomic<int> *ready) {
   cudaStream_t s;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   cudaEvent_t ev;
@@ -67,6 +80,12 @@ void worker(Wait how, int iters, int kernels, std::atomic<int> *go, std::atomic<
   for (int it = 1; it <= iters; ++it) {
     for (int k = 0; k < kernels; ++k)
       tick<<<1, 32, 0, s>>>(counter);
+    for (int c = 0; c < checks; ++c) {
+      unsigned long long id = 0;
+      check(cuPointerGetAttribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                  reinterpret_cast<CUdeviceptr>(counter)),
+            "cuPointerGetAttribute");
+    }
     switch (how) {
     case Wait::Sync:
       check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
@@ -92,7 +111,7 @@ void worker(Wait how, int iters, int kernels, std::atomic<int> *go, std::atomic<
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s sync|event|word threads|procs T ITERS [K]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s sync|event|word threads|procs T ITERS [K [C]]\n", argv[0]);
     return 2;
   }
   const Wait how = !std::strcmp(argv[1], "sync")    ? Wait::Sync
@@ -101,6 +120,7 @@ int main(int argc, char **argv) {
   const bool procs = !std::strcmp(argv[2], "procs");
   const int t = std::atoi(argv[3]), iters = std::atoi(argv[4]);
   const int kernels = argc > 5 ? std::atoi(argv[5]) : 7;
+  const int checks = argc > 6 ? std::atoi(argv[6]) : 0;
   if (procs) {
     // The flags live in shared memory: every child has set up its stream before `go` is set.
     auto *shared = static_cast<std::atomic<int> *>(
@@ -110,7 +130,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < t; ++i)
       if (fork() == 0) {
         check(cudaFree(nullptr), "cudaFree(0)");
-        worker(how, iters, kernels, &shared[0], &shared[1]);
+        worker(how, iters, kernels, checks, &shared[0], &shared[1]);
         _exit(0);
       }
     while (shared[1].load() < t) {
@@ -129,10 +149,29 @@ int main(int argc, char **argv) {
     return bad;
   }
   check(cudaFree(nullptr), "cudaFree(0)");
+  const char *b = std::getenv("GLT_BYSTANDERS");
+  const int bystanders = b ? std::atoi(b) : 0;
+  int *stop = nullptr;
+  check(cudaHostAlloc(reinterpret_cast<void **>(&stop), sizeof(int), cudaHostAllocMapped),
+        "cudaHostAlloc");
+  *stop = 0;
+  std::atomic<int> spinning{0};
+  std::vector<std::thread> bs;
+  for (int i = 0; i < bystanders; ++i)
+    bs.emplace_back([stop, &spinning] {
+      cudaStream_t s;
+      check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+      spin_until<<<1, 1, 0, s>>>(stop);
+      spinning.fetch_add(1);
+      check(cudaStreamSynchronize(s), "cudaStreamSynchronize (bystander)");
+      check(cudaStreamDestroy(s), "cudaStreamDestroy");
+    });
+  while (spinning.load() < bystanders) {
+  }
   std::atomic<int> go{0}, ready{0};
   std::vector<std::thread> ws;
   for (int i = 0; i < t; ++i)
-    ws.emplace_back(worker, how, iters, kernels, &go, &ready);
+    ws.emplace_back(worker, how, iters, kernels, checks, &go, &ready);
   while (ready.load() < t) {
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -141,6 +180,10 @@ int main(int argc, char **argv) {
     w.join();
   const double us =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%-5s threads %2d  %8.2f us/iter\n", argv[1], t, us / iters);
+  __atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+  for (auto &x : bs)
+    x.join();
+  std::printf("%-5s threads %2d  %8.2f us/iter (K %d, C %d, bystanders %d)\n", argv[1], t,
+              us / iters, kernels, checks, bystanders);
   return 0;
 }
