@@ -149,6 +149,12 @@ int main(int argc, char **argv) {
     return bad;
   }
   check(cudaFree(nullptr), "cudaFree(0)");
+  // Both kernels loaded now: with lazy loading (CUDA's default) a worker's first launch would load
+  // `tick` and wait behind the bystanders' endless kernels (it hung so on an H200; the measured
+  // runs set CUDA_MODULE_LOADING=EAGER, and this line has not run on a GPU since).
+  cudaFuncAttributes fa;
+  check(cudaFuncGetAttributes(&fa, tick), "cudaFuncGetAttributes");
+  check(cudaFuncGetAttributes(&fa, spin_until), "cudaFuncGetAttributes");
   const char *b = std::getenv("GLT_BYSTANDERS");
   const int bystanders = b ? std::atoi(b) : 0;
   int *stop = nullptr;
