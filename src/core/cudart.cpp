@@ -238,12 +238,13 @@ using ampi::yield_until;
 extern "C" {
 
 int ampi_cudart_cudaStreamSynchronize(const ampi_cudart *real, void *s) {
-  Rank *w = ampi::waiting_rank();
-  if (!w) return AMPI_REAL(cudaStreamSynchronize, s);
+  // The default streams are mapped even where the wait does not yield: a rank alone on its PE of
+  // a process with several ranks (SMP mode) has its own default stream too, and the legacy
+  // stream's synchronize does not wait for it (a non-blocking stream).
   int err = ampi::kCudaSuccess;
   s = map(real, own_rank(), s, &err);
   if (!s && err != ampi::kCudaSuccess) return err;
-  yield_until(*w, s, nullptr);
+  if (Rank *w = ampi::waiting_rank()) yield_until(*w, s, nullptr);
   return AMPI_REAL(cudaStreamSynchronize, s);
 }
 

@@ -17,6 +17,11 @@
 //                 kernel on the receiving stream.
 //   enqueue_free  a rank's cudaFree while another rank's stream waits (MPIX_Recv_enqueue) for a
 //                 message the first sends after it: no hang (see enqueue_free()).
+//   default_sync  a rank's kernel on each default stream (0, cudaStreamLegacy,
+//                 cudaStreamPerThread) spins a few ms and then sets a word of mapped host memory;
+//                 cudaStreamSynchronize on that same default stream must return only after it
+//                 (the word is read right after). Run with one PE and with a PE per rank (where a
+//                 rank's waits do not yield).
 //   fault         a rank's stream ends in an error (a kernel that traps after a few ms): its
 //                 waiting cudaStreamSynchronize, which yields, returns that error rather than
 //                 waiting for ever (the PE learns of the end from a word the stream would have
@@ -135,6 +140,36 @@ static void kernel_and_wait(const char *kind, unsigned long long ns, int *dev, i
   } else {
     EXPECT(false, "unknown wait kind %s", kind);
   }
+}
+
+// Busy for `ns` like spin, then sets *word (mapped host memory).
+__global__ void spin_then_set(unsigned long long ns, volatile int *word) {
+  const unsigned long long end = now_ns() + ns;
+  while (now_ns() < end) {
+  }
+  __threadfence_system();
+  *word = 1;
+}
+
+// The default_sync case: cudaStreamSynchronize of a default stream waits for the rank's kernel
+// launched on it (which went to the rank's own stream).
+static void default_sync(int rank) {
+  int *word = nullptr;
+  CHECK_CUDA(cudaHostAlloc(&word, sizeof(int), cudaHostAllocMapped));
+  MPI_Barrier(MPI_COMM_WORLD); // (allocations may synchronize the whole device)
+  const cudaStream_t streams[] = {nullptr, cudaStreamLegacy, cudaStreamPerThread};
+  const char *names[] = {"0", "cudaStreamLegacy", "cudaStreamPerThread"};
+  for (int i = 0; i < 3; ++i) {
+    *reinterpret_cast<volatile int *>(word) = 0;
+    spin_then_set<<<1, 1, 0, streams[i]>>>(20ull * 1000 * 1000, word);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaStreamSynchronize(streams[i]));
+    EXPECT(*reinterpret_cast<volatile int *>(word) == 1,
+           "rank %d: cudaStreamSynchronize(%s) returned before the kernel launched on it ended",
+           rank, names[i]);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_CUDA(cudaFreeHost(word));
 }
 
 // Busy for `ns` like spin, then traps: the stream's work ends in an error.
@@ -457,14 +492,15 @@ int main(int argc, char **argv) {
     enqueue(rank, size);
   } else if (std::strcmp(what, "enqueue_free") == 0 && size >= 2) {
     enqueue_free(rank);
+  } else if (std::strcmp(what, "default_sync") == 0) {
+    default_sync(rank);
   } else if (std::strcmp(what, "fault") == 0) {
     fault(rank);
   } else if (std::strcmp(what, "bench") == 0 && argc > 4) {
     bench(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), rank, size);
   } else {
-    EXPECT(false,
-           "usage: gpu_overlap overlap KIND | own | iinvoke | enqueue | enqueue_free | fault | "
-           "bench KIND ITERS US");
+    EXPECT(false, "usage: gpu_overlap overlap KIND | own | iinvoke | enqueue | enqueue_free | "
+                  "default_sync | fault | bench KIND ITERS US");
   }
   MPI_Finalize();
   if (rank == 0 && std::strcmp(what, "bench") != 0) std::printf("%s: ok\n", what);
