@@ -461,13 +461,16 @@ CUstream DevPtrCache::next_copy_stream(CUcontext ctx) {
   return s;
 }
 
-void DevPtrCache::track(CUcontext ctx, CUstream s, std::function<void()> done) {
+void DevPtrCache::track(CUcontext ctx, CUstream s, std::function<void()> done,
+                        std::shared_ptr<std::uint32_t> word) {
   Pending p;
   p.done = std::move(done);
   p.stream = s;
   p.ctx = ctx;
-  if (CUresult r = mark_end(ctx, s, p); r != kCudaSuccess)
-    cuda_fail("cuEventRecord (the end of an asynchronous copy)", r);
+  p.word = std::move(word);
+  if (!p.word)
+    if (CUresult r = mark_end(ctx, s, p); r != kCudaSuccess)
+      cuda_fail("cuEventRecord (the end of an asynchronous copy)", r);
   pending_.push_back(std::move(p));
 }
 

@@ -492,9 +492,10 @@ private:
   CUfunction kernel(const char *name);
   // A copy stream of `ctx` (made on first use), the next in turn.
   CUstream next_copy_stream(CUcontext ctx);
-  // Records an event of ours on `s` after the work just queued there and calls `done` from
-  // poll_copies() once it has completed.
-  void track(CUcontext ctx, CUstream s, std::function<void()> done);
+  // Marks the end of the work just queued on `s` (mark_end) and calls `done` from poll_copies()
+  // once it has completed; with `word`, that work sets the word itself and nothing is queued.
+  void track(CUcontext ctx, CUstream s, std::function<void()> done,
+             std::shared_ptr<std::uint32_t> word = {});
   // The kernels' module per context, and the functions looked up in it (by name).
   struct Kernel {
     CUcontext ctx;

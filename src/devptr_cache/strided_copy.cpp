@@ -121,20 +121,13 @@ bool DevPtrCache::copy_strided_async(void *dst_base, const Rect *dst, std::size_
   }
   CUstream s = next_copy_stream(ctx);
   // The kernel itself tells its end where it can: a host word it sets, no operation queued after
-  // it (mark_end's event or word) and no driver call to poll.
-  Pending p;
-  CUdeviceptr word = 0, arrived = n > 0 ? block_counter(ctx, s) : 0;
-  if (arrived && host_word(ctx, &p.word, &word) != kCudaSuccess) p.word.reset();
-  if (n > 0 && !launch_strided(unit, plan, s, p.word ? arrived : 0, p.word ? word : 0))
-    return false;
-  if (!p.word) {
-    track(ctx, s, std::move(done));
-    return true;
-  }
-  p.done = std::move(done);
-  p.stream = s;
-  p.ctx = ctx;
-  pending_.push_back(std::move(p));
+  // it (mark_end's event or word) and no driver call to poll. Without a word, track marks it.
+  std::shared_ptr<std::uint32_t> word;
+  CUdeviceptr word_dev = 0;
+  const CUdeviceptr arrived = n > 0 ? block_counter(ctx, s) : 0;
+  if (arrived) static_cast<void>(host_word(ctx, &word, &word_dev));
+  if (n > 0 && !launch_strided(unit, plan, s, arrived, word_dev)) return false;
+  track(ctx, s, std::move(done), std::move(word));
   return true;
 }
 
