@@ -14,7 +14,9 @@
 //   it would have reported (errors included);
 // - cudaDeviceSynchronize waits for the rank's own streams only (its default stream and those it
 //   created), not for the other ranks' work.
-// A PE with one rank calls the runtime unchanged. The program's calls reach us through its GOT
+// A rank alone on its PE still has default streams of its own when its process has several ranks,
+// but its waits block in the runtime (unless AMPI_GPU_POLL_ALONE=1); a process of one rank calls
+// the runtime unchanged. The program's calls reach us through its GOT
 // (shared runtime: shared_replacements, which device_reset.cpp applies) or the linker's --wrap
 // (static runtime, which mpicc/mpicxx add: src/start/cudart_wrap.c); both pass the real functions
 // in a table.
@@ -74,16 +76,26 @@ Rank *own_rank() noexcept {
   return pe->scheduled_if();
 }
 
-// The rank whose blocking waits yield, or nullptr: a rank of a PE with several ranks, or one that
+// Whether a rank alone on its PE, in a process of several ranks, waits for the GPU through its
+// PE's poll rather than inside the CUDA runtime (AMPI_GPU_POLL_ALONE): the PE then drives MPI
+// progress while the rank waits. Not the default: Jacobi3D 256^3, 8 ranks over 8 PEs of one
+// H200 took 0.143-0.150 ms per iteration that way against 0.130-0.137 waiting in the driver
+// (bench/results/2026-11-28-s20-gpu).
+bool polls_alone(const PeConfig &c) noexcept {
+  return c.gpu_poll_alone && c.process_ranks >= 2;
+}
+
+// The rank whose blocking waits yield, or nullptr: a rank of a PE with several ranks, one that
 // has stream-ordered MPI in flight (MPIX_*_enqueue, src/mpi/stream.cpp: its helper tasks must run
-// while the rank waits for a stream that waits for them).
+// while the rank waits for a stream that waits for them), or with AMPI_GPU_POLL_ALONE any rank of
+// a process of several.
 Rank *waiting_rank() noexcept {
   Pe *pe = Pe::get_if();
   if (!pe || Pe::in_thread() || !pe->config().gpu_rank_streams) return nullptr;
   Rank *r = pe->scheduled_if();
   if (!r) return nullptr;
   const PeConfig &c = pe->config();
-  return c.placement.count_of(c.my_pe) >= 2 || r->cuda.mpix ? r : nullptr;
+  return c.placement.count_of(c.my_pe) >= 2 || r->cuda.mpix || polls_alone(c) ? r : nullptr;
 }
 
 // The rank's own stream, made on first use (nullptr, with the error in *err, if it cannot be).
@@ -113,10 +125,10 @@ void *map(const ampi_cudart *real, Rank *r, void *s, int *err) {
 
 // Suspends rank `r` until the work queued on `stream` so far (or `event`) has completed, while
 // the PE runs its other ranks; the driver's outcome. Alone on its PE the rank does not wait here
-// (the real call that follows blocks, as without us).
+// (the real call that follows blocks, as without us), unless it polls alone.
 int yield_until(Rank &r, void *stream, void *event) {
   Pe &pe = r.pe();
-  if (pe.live_ranks() < 2 && !r.cuda.mpix) return kCudaSuccess;
+  if (pe.live_ranks() < 2 && !r.cuda.mpix && !polls_alone(pe.config())) return kCudaSuccess;
   bool done = false;
   int result = kCudaSuccess;
   auto wake = [&done, &result, &r](gpu::CUresult res) {
