@@ -8,10 +8,11 @@
 //   stream of its own, made on first use: ranks behave like threads of a program built with
 //   `--default-stream per-thread`, each with its own default stream;
 // - a blocking wait (stream, event, device synchronize; synchronous copies and memsets, issued as
-//   their asynchronous forms on the rank's stream) records an event, and the rank is suspended
-//   until the event has completed (the PE polls it with its device copies and runs the other
-//   ranks and the network meanwhile); then the real call runs, returns at once, and reports what
-//   it would have reported (errors included);
+//   their asynchronous forms on the rank's stream) has the stream write a host word (or records
+//   an event), and the rank is suspended until the word is set (the PE polls it with its device
+//   copies and runs the other ranks and the network meanwhile); then it returns success, the
+//   work having ended without error; a stream that fails (the PE asks the driver when the word is
+//   long in coming) makes the real call run and report what it would have reported;
 // - cudaDeviceSynchronize waits for the rank's own streams only (its default stream and those it
 //   created), not for the other ranks' work.
 // A rank alone on its PE still has default streams of its own when its process has several ranks,
@@ -79,8 +80,8 @@ Rank *own_rank() noexcept {
 // Whether a rank alone on its PE, in a process of several ranks, waits for the GPU through its
 // PE's poll rather than inside the CUDA runtime (AMPI_GPU_POLL_ALONE): the PE then drives MPI
 // progress while the rank waits. Not the default: Jacobi3D 256^3, 8 ranks over 8 PEs of one
-// H200 took 0.143-0.150 ms per iteration that way against 0.130-0.137 waiting in the driver
-// (bench/results/2026-11-28-s20-gpu).
+// H200 took 0.137-0.141 ms per iteration that way against 0.132-0.136 waiting in the driver
+// (bench/results/2026-11-28-s20-gpu run4).
 bool polls_alone(const PeConfig &c) noexcept {
   return c.gpu_poll_alone && c.process_ranks >= 2;
 }
@@ -126,8 +127,11 @@ void *map(const ampi_cudart *real, Rank *r, void *s, int *err) {
 // Suspends rank `r` until the work queued on `stream` so far (or `event`) has completed, while
 // the PE runs its other ranks; the driver's outcome. Alone on its PE the rank does not wait here
 // (the real call that follows blocks, as without us), unless it polls alone.
-int yield_until(Rank &r, void *stream, void *event) {
+// *waited (if given) tells whether it waited at all: a success after a wait means the work ended
+// without error (the stream wrote its word, or the event completed, after all of it).
+int yield_until(Rank &r, void *stream, void *event, bool *waited = nullptr) {
   Pe &pe = r.pe();
+  if (waited) *waited = false;
   if (pe.live_ranks() < 2 && !r.cuda.mpix && !polls_alone(pe.config())) return kCudaSuccess;
   bool done = false;
   int result = kCudaSuccess;
@@ -143,7 +147,18 @@ int yield_until(Rank &r, void *stream, void *event) {
   }
   while (!done)
     pe.block("a CUDA synchronization");
+  if (waited) *waited = true;
   return result;
+}
+
+// Whether rank `r` waited, yielding, until `stream`'s work (or `event`) ended without error: then
+// the real synchronize is not called. It would return at once, but the driver's call on a
+// finished stream still took 4.5-6.5 us among 8 PEs of one process (it waits for the context's
+// lock that other threads' launches hold; H200, bench/results/2026-11-28-s20-gpu run3), on the
+// critical path of every exchange that follows a wait.
+bool waited_ok(Rank &r, void *stream, void *event) {
+  bool waited = false;
+  return yield_until(r, stream, event, &waited) == kCudaSuccess && waited;
 }
 
 // A synchronous copy or memset of rank `r`: its asynchronous form `issue(stream)` on the rank's
@@ -156,18 +171,20 @@ template <class Issue> int sync_op(const ampi_cudart *real, Rank &r, bool drain,
   if (!s) return err;
   if (drain) yield_until(r, s, nullptr);
   if (int e = issue(s); e != kCudaSuccess) return e;
-  yield_until(r, s, nullptr);
+  if (waited_ok(r, s, nullptr)) return kCudaSuccess;
   return real->cudaStreamSynchronize(s);
 }
 
 // Waits for the work of rank `r`'s own streams (its default one, if it was ever used, and those
-// it created), yielding, then synchronizes them (they are done: it returns at once); the first
-// error.
+// it created), yielding; if one of them did not end cleanly, synchronizes them all and returns the
+// first error.
 int sync_own_streams(const ampi_cudart *real, Rank &r) {
   std::vector<void *> streams = r.cuda.streams;
   if (r.cuda.stream) streams.push_back(r.cuda.stream);
+  bool all_ok = true;
   for (void *s : streams)
-    yield_until(r, s, nullptr);
+    all_ok = waited_ok(r, s, nullptr) && all_ok;
+  if (all_ok && !streams.empty()) return kCudaSuccess;
   int first = kCudaSuccess;
   for (void *s : streams)
     if (int e = real->cudaStreamSynchronize ? real->cudaStreamSynchronize(s) : kNotSupported;
@@ -256,12 +273,14 @@ int ampi_cudart_cudaStreamSynchronize(const ampi_cudart *real, void *s) {
   int err = ampi::kCudaSuccess;
   s = map(real, own_rank(), s, &err);
   if (!s && err != ampi::kCudaSuccess) return err;
-  if (Rank *w = ampi::waiting_rank()) yield_until(*w, s, nullptr);
+  if (Rank *w = ampi::waiting_rank(); w && ampi::waited_ok(*w, s, nullptr))
+    return ampi::kCudaSuccess;
   return AMPI_REAL(cudaStreamSynchronize, s);
 }
 
 int ampi_cudart_cudaEventSynchronize(const ampi_cudart *real, void *e) {
-  if (Rank *w = ampi::waiting_rank(); w && e) yield_until(*w, nullptr, e);
+  if (Rank *w = ampi::waiting_rank(); w && e && ampi::waited_ok(*w, nullptr, e))
+    return ampi::kCudaSuccess;
   return AMPI_REAL(cudaEventSynchronize, e);
 }
 
