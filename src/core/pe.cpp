@@ -167,6 +167,7 @@ PeConfig PeConfig::from_settings(const settings::Settings &s, int default_vp, in
   c.gpu_copy_kernel_blocks = static_cast<unsigned>(s.gpu_copy_kernel_blocks);
   c.gpu_completion_words = s.gpu_completion_words;
   c.gpu_poll_alone = s.gpu_poll_alone;
+  c.gpu_copy_priority = s.gpu_copy_priority;
   c.protocol.self_eager_limit = c.eager_limit;
   c.protocol.self_device_direct = c.gpu_async_bytes;
   c.protocol.net_eager_limit = s.ucx_eager_limit;
@@ -224,6 +225,7 @@ gpu::DevPtrCache::Options Pe::gpu_options(const PeConfig &c) {
   o.copy_kernel_blocks = c.gpu_copy_kernel_blocks;
   o.host_processes = c.host_processes;
   o.completion_words = c.gpu_completion_words;
+  o.copy_priority = c.gpu_copy_priority;
   return o;
 }
 

@@ -104,6 +104,7 @@ struct PeConfig {
   unsigned gpu_copy_kernel_blocks = 2;      // AMPI_GPU_COPY_KERNEL_BLOCKS
   bool gpu_completion_words = true;         // AMPI_GPU_COMPLETION_WORDS
   bool gpu_poll_alone = false;              // AMPI_GPU_POLL_ALONE (core/cudart.cpp)
+  bool gpu_copy_priority = true;            // AMPI_GPU_COPY_PRIORITY (DevPtrCache)
   // AMPI_UCX_EAGER_LIMIT, AMPI_GPU_EAGER_LIMIT, AMPI_GPU_IPC, AMPI_GPU_IPC_REFUSE,
   // AMPI_SHM*, AMPI_DEBUG_PROTOCOL, with the same-PE limits above: p2p's protocol table.
   p2p::Thresholds protocol;

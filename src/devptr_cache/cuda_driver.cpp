@@ -75,6 +75,10 @@ void fill(void *h) {
     d.cuStreamWriteValue32 =
         reinterpret_cast<decltype(d.cuStreamWriteValue32)>(dlsym(h, "cuStreamWriteValue32"));
   d.cuStreamQuery = reinterpret_cast<decltype(d.cuStreamQuery)>(dlsym(h, "cuStreamQuery"));
+  d.cuStreamCreateWithPriority = reinterpret_cast<decltype(d.cuStreamCreateWithPriority)>(
+      dlsym(h, "cuStreamCreateWithPriority"));
+  d.cuCtxGetStreamPriorityRange = reinterpret_cast<decltype(d.cuCtxGetStreamPriorityRange)>(
+      dlsym(h, "cuCtxGetStreamPriorityRange"));
   d.cuMemHostAlloc = reinterpret_cast<decltype(d.cuMemHostAlloc)>(dlsym(h, "cuMemHostAlloc"));
   d.cuMemHostGetDevicePointer = reinterpret_cast<decltype(d.cuMemHostGetDevicePointer)>(
       dlsym(h, "cuMemHostGetDevicePointer_v2"));

@@ -98,6 +98,10 @@ struct Driver {
   CUresult (*cuPointerGetAttributes)(unsigned, int *, void **, CUdeviceptr);
   CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, std::size_t, CUstream);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  // Our copy streams at the context's greatest priority: their kernels' blocks are dispatched
+  // before those of kernels already queued (nullptr where the driver lacks them).
+  CUresult (*cuStreamCreateWithPriority)(CUstream *, unsigned, int);
+  CUresult (*cuCtxGetStreamPriorityRange)(int *, int *);
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuCtxGetCurrent)(CUcontext *);

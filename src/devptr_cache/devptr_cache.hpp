@@ -99,6 +99,8 @@ public:
     // word of host memory that the stream (mark_end()) or our strided kernel itself
     // (copy_strided_async) writes, not from cuEventQuery.
     bool completion_words = true;
+    // AMPI_GPU_COPY_PRIORITY: our copy streams at the context's greatest priority.
+    bool copy_priority = true;
   };
   explicit DevPtrCache(const Options &o);
   ~DevPtrCache();
@@ -382,8 +384,8 @@ private:
   // Makes those of `ctx`'s copy streams that do not exist yet.
   void make_copy_streams(CUcontext ctx);
   struct Pending {
-    CUevent event = nullptr;               // nullptr where `word` tells
-    std::function<void()> done;            // a copy of ours: called when it has finished
+    CUevent event = nullptr;    // nullptr where `word` tells (a watched stream may have both)
+    std::function<void()> done; // a copy of ours: called when it has finished
     std::function<void(CUresult)> watched; // watch_stream/watch_event: called with the outcome
     bool ours = true;                      // the event is ours (recycled), not the program's
     // The stream the event was recorded on (nullptr: unknown, a program's event). Events of one
@@ -402,6 +404,8 @@ private:
   // Marks the end of the work queued on `s` so far for `p`: a host word the stream writes, or
   // failing that an event of ours recorded on it. The driver's error if neither could be queued.
   CUresult mark_end(CUcontext ctx, CUstream s, Pending &p);
+  // Records an event of ours (recycled) on `s` into `p.event`; the driver's error if it cannot.
+  CUresult record_event(CUcontext ctx, CUstream s, Pending &p);
   // Whether `p`'s work has ended: kCudaSuccess, kCudaErrorNotReady, or the error it ended in.
   CUresult query_end(Pending &p);
   // take_host_word's word for `ctx`, without what waiting on it implies.
@@ -480,6 +484,7 @@ private:
   bool device_reduce_;
   bool peer_access_;
   bool completion_words_;
+  bool copy_priority_;
   // Pairs (this context, the peer's) whose peer access this PE has tried to enable (once each),
   // and whether it is on.
   struct PeerPair {
