@@ -8,8 +8,8 @@
 //   stream of its own, made on first use: ranks behave like threads of a program built with
 //   `--default-stream per-thread`, each with its own default stream;
 // - a blocking wait (stream, event, device synchronize; synchronous copies and memsets, issued as
-//   their asynchronous forms on the rank's stream) has the stream write a host word (or records
-//   an event), and the rank is suspended until the word is set (the PE polls it with its device
+//   their asynchronous forms on the rank's stream) has the stream write a host word and record
+//   an event after it, and the rank is suspended until both are done (the PE polls its device
 //   copies and runs the other ranks and the network meanwhile); then it returns success, the
 //   work having ended without error; a stream that fails (the PE asks the driver when the word is
 //   long in coming) makes the real call run and report what it would have reported;
