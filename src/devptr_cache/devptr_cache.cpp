@@ -537,6 +537,7 @@ void DevPtrCache::make_copy_streams(CUcontext ctx) {
   std::size_t have = 0;
   for (const auto &[c, cs] : copy_streams_)
     if (c == ctx) ++have;
+  if (have >= copy_streams_per_ctx_) return; // (every rank's first stream asks: prepare_streams)
   // At the context's greatest priority (AMPI_GPU_COPY_PRIORITY): a face's copy kernel, launched
   // while another rank's sweep still has blocks waiting for the SMs, gets them first; the ranks
   // waiting for that face start their next sweep sooner. Jacobi3D 256^3, 8 MPS processes on one
