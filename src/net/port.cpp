@@ -176,7 +176,7 @@ bool Port::drain_backlog() {
   return any;
 }
 
-bool Port::progress_local() {
+bool Port::progress_local(bool drain) {
   if (polling_) return false; // a handler's progress inside ours: the outer loop goes on
   polling_ = true;
   if (armed_) {
@@ -184,9 +184,9 @@ bool Port::progress_local() {
     armed_ = false;
   }
   bool any = !backlog_.empty() && drain_backlog();
-  any |= local_->poll([this](std::uint8_t type, const std::byte *body, std::size_t) {
-    deliver(static_cast<AmKind>(type), body);
-  });
+  any |= local_->poll([this](std::uint8_t type, const std::byte *body,
+                             std::size_t) { deliver(static_cast<AmKind>(type), body); },
+                      drain);
   polling_ = false;
   return any;
 }

@@ -232,6 +232,34 @@ TEST(Shm, ArrivedTellsWhetherPollWouldDeliver) {
   }
 }
 
+// poll() takes every record that arrived, or, with drain false, one per call (a reply then leaves
+// before the look at the next cell, a line the sender still holds): three records take three
+// such calls, in order, and one draining call.
+TEST(Shm, PollDrainsOrHandsOverOneRecordPerCall) {
+  Pair p;
+  ASSERT_TRUE(p.node[0]);
+  std::vector<std::uint64_t> got;
+  auto take = [&](std::uint8_t, const std::byte *b, std::size_t) {
+    std::uint64_t v;
+    std::memcpy(&v, b, sizeof v);
+    got.push_back(v);
+  };
+  for (std::uint64_t i = 0; i < 3; ++i)
+    ASSERT_TRUE(p.node[0]->try_send(1, 2, &i, sizeof i, nullptr, 0));
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(p.node[1]->poll(take, false));
+    EXPECT_EQ(got.size(), i + 1);
+  }
+  EXPECT_EQ(got, (std::vector<std::uint64_t>{0, 1, 2}));
+  EXPECT_FALSE(p.node[1]->arrived());
+  EXPECT_FALSE(p.node[1]->poll(take, false));
+  for (std::uint64_t i = 3; i < 6; ++i)
+    ASSERT_TRUE(p.node[0]->try_send(1, 2, &i, sizeof i, nullptr, 0));
+  EXPECT_TRUE(p.node[1]->poll(take));
+  EXPECT_EQ(got, (std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_FALSE(p.node[1]->arrived());
+}
+
 TEST(Shm, SenderWakesASleepingReceiver) {
   Pair p;
   ASSERT_TRUE(p.node[0]);
