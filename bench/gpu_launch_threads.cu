@@ -12,6 +12,10 @@
 // GLT_BYSTANDERS=B (threads only): B more threads of the process each launch one kernel that
 // spins until the workers are done and wait for it in cudaStreamSynchronize meanwhile, as the
 // PEs whose ranks wait for their sweep do; whether a waiting thread slows the others' launches.
+// GLT_GREEN=1 (threads only): each worker runs in a green context of its own (the device's SMs
+// split T ways, cuGreenCtxCreate; the memory is the primary context's), current on its thread,
+// with its stream made there (cuGreenCtxStreamCreate): whether launches of threads that do not
+// share one context still wait for each other.
 // No MPI: it measures the driver, the floor under jacobi3d_cuda's iterations.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -60,9 +64,18 @@ void check(CUresult e, const char *what) {
 
 // One worker: its stream, event and word; `go` starts every worker at once.
 void worker(Wait how, int iters, int kernels, int checks, std::atomic<int> *go,
-            std::atomic<int> *ready) {
+            std::atomic<int> *ready, CUgreenCtx green = nullptr) {
   cudaStream_t s;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  if (green) {
+    CUcontext ctx;
+    check(cuCtxFromGreenCtx(&ctx, green), "cuCtxFromGreenCtx");
+    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    CUstream cs;
+    check(cuGreenCtxStreamCreate(&cs, green, CU_STREAM_NON_BLOCKING, 0), "cuGreenCtxStreamCreate");
+    s = reinterpret_cast<cudaStream_t>(cs);
+  } else {
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
   cudaEvent_t ev;
   check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
   int *counter;
@@ -174,10 +187,44 @@ int main(int argc, char **argv) {
     });
   while (spinning.load() < bystanders) {
   }
+  // Green contexts, one per worker: the SMs split into t groups of a size the device allows.
+  std::vector<CUgreenCtx> greens(static_cast<std::size_t>(t), nullptr);
+  const char *g = std::getenv("GLT_GREEN");
+  const bool green = g && std::atoi(g) != 0;
+  int sms_each = 0;
+  if (green) {
+    CUdevice dev;
+    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    CUdevResource all{};
+    check(cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource");
+    const unsigned align = all.sm.smCoscheduledAlignment ? all.sm.smCoscheduledAlignment : 2;
+    unsigned each = all.sm.smCount / static_cast<unsigned>(t) / align * align;
+    if (each < all.sm.minSmPartitionSize) each = all.sm.minSmPartitionSize;
+    std::vector<CUdevResource> parts(static_cast<std::size_t>(t));
+    unsigned n = static_cast<unsigned>(t);
+    CUdevResource rest{};
+    check(cuDevSmResourceSplitByCount(parts.data(), &n, &all, &rest, 0, each),
+          "cuDevSmResourceSplitByCount");
+    if (n < static_cast<unsigned>(t)) {
+      std::fprintf(stderr, "only %u green partitions of %u SMs (of %u)\n", n, each,
+                   all.sm.smCount);
+      return 1;
+    }
+    sms_each = static_cast<int>(parts[0].sm.smCount);
+    for (int i = 0; i < t; ++i) {
+      CUdevResourceDesc desc;
+      check(cuDevResourceGenerateDesc(&desc, &parts[static_cast<std::size_t>(i)], 1),
+            "cuDevResourceGenerateDesc");
+      check(cuGreenCtxCreate(&greens[static_cast<std::size_t>(i)], desc, dev,
+                             CU_GREEN_CTX_DEFAULT_STREAM),
+            "cuGreenCtxCreate");
+    }
+  }
   std::atomic<int> go{0}, ready{0};
   std::vector<std::thread> ws;
   for (int i = 0; i < t; ++i)
-    ws.emplace_back(worker, how, iters, kernels, checks, &go, &ready);
+    ws.emplace_back(worker, how, iters, kernels, checks, &go, &ready,
+                    greens[static_cast<std::size_t>(i)]);
   while (ready.load() < t) {
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -189,7 +236,7 @@ int main(int argc, char **argv) {
   __atomic_store_n(stop, 1, __ATOMIC_RELEASE);
   for (auto &x : bs)
     x.join();
-  std::printf("%-5s threads %2d  %8.2f us/iter (K %d, C %d, bystanders %d)\n", argv[1], t,
-              us / iters, kernels, checks, bystanders);
+  std::printf("%-5s threads %2d  %8.2f us/iter (K %d, C %d, bystanders %d, green %d SMs)\n",
+              argv[1], t, us / iters, kernels, checks, bystanders, sms_each);
   return 0;
 }
