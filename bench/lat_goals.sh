@@ -10,17 +10,21 @@
 #   3. osu_bw 64 KiB-4 MiB against Open MPI (goal: at least 1.0x)
 #   4. osu_latency -z P99 / P50 at every size up to 4 MiB (goal: at most 3)
 #
-#   bench/lat_goals.sh [--rounds N] [--out DIR] BUILD [BUILD...]
+#   bench/lat_goals.sh [--rounds N] [--out DIR] [--report-only] BUILD [BUILD...]
 #     BUILD: an ampi build directory (bin/ampirun, lib/libampi.so.0), e.g. /work/main/build build
+#     --report-only: runs nothing; summarises DIR/raw as another machine wrote it (files
+#     lat.ampiI.R, bw.ampiI.R for the I-th BUILD, lat.ompi.R, bw.ompi.R for round R; BUILD then
+#     only names the columns)
 #     env OSU_AMPI (default /work/ext/osu-host), OSU_OMPI (default /work/ext/osu-ompi)
 # Raw outputs go to DIR/raw (default ./lat-goals); the summary to DIR/summary.txt and stdout.
 set -uo pipefail
-ROUNDS=5 OUT=lat-goals
+ROUNDS=5 OUT=lat-goals RUN=1
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) ROUNDS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --report-only) RUN=0; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -29,17 +33,24 @@ OA=${OSU_AMPI:-/work/ext/osu-host}
 OO=${OSU_OMPI:-/work/ext/osu-ompi}
 LAT=c/mpi/pt2pt/standard/osu_latency
 BW=c/mpi/pt2pt/standard/osu_bw
-mkdir -p "$OUT/raw"
-rm -f "$OUT"/raw/*
-{ date -u; uptime; lscpu | grep -E "Model name|^CPU\(s\)"; } > "$OUT/machine.txt"
 names=()
-for b in "$@"; do names+=("$(basename "$(dirname "$(realpath "$b")")")/$(basename "$b")"); done
+if [ $RUN = 0 ]; then
+  names=("$@")
+  [ -d "$OUT/raw" ] || { echo "lat_goals.sh: no $OUT/raw to report on" >&2; exit 2; }
+  set --
+else
+  mkdir -p "$OUT/raw"
+  rm -f "$OUT"/raw/*
+  { date -u; uptime; lscpu | grep -E "Model name|^CPU\(s\)"; } > "$OUT/machine.txt"
+  for b in "$@"; do names+=("$(basename "$(dirname "$(realpath "$b")")")/$(basename "$b")"); done
+fi
 run_ampi() { # build test args...
   local b; b=$(realpath "$1"); shift
   LD_LIBRARY_PATH=$b/lib timeout 300 "$b/bin/ampirun" -np 2 "$@"
 }
 run_ompi() { timeout 300 mpirun.openmpi --allow-run-as-root --bind-to core -np 2 "$@"; }
 for r in $(seq 1 "$ROUNDS"); do
+  [ $RUN = 1 ] || break
   i=0
   for b in "$@"; do
     run_ampi "$b" "$OA/$LAT" -z -m 1:4194304 -i 1000 > "$OUT/raw/lat.ampi$i.$r" 2>&1

@@ -1,6 +1,6 @@
 // src/copy/copy.cpp — the copy routine for copies of kMinChosen bytes and more, chosen once per
-// process by CPU vendor and features (cpuid), the cache sizes (sysfs, else sysconf) and, on CPUs
-// other than Intel, one timing of `rep movsb` at start-up:
+// process by CPU vendor and features (cpuid), the cache sizes (sysfs, else sysconf) and one
+// timing of `rep movsb` at start-up (its trap on CPUs other than Intel, its band on Intel):
 //  - AVX2, `rep movsb` trapped (or no ERMS): a loop of 32-byte loads and destination-aligned
 //    stores (kernels.hpp; backward, or forward when the destination lies just below the source)
 //    up to a quarter of the L3 cache, non-temporal stores above. Measured on this project's AMD
@@ -10,11 +10,14 @@
 //    is as fast as memcpy at aligned offsets from 2 KiB to 4 MiB; non-temporal stores win from
 //    8 MiB (18.5 against 6.4 GB/s: the copy no longer fits the cache and streaming skips the
 //    reads for ownership) and lose below (21 against 28-32 GB/s at 4 MiB).
-//  - Intel with ERMS: the same, except that while source and destination fit L1d together
-//    (up to L1d/2 bytes) `rep movsb` copies, or the backward loop where the destination lies
-//    1-63 bytes past the source (the 4K-aliasing distance of a forward copy). On the project's
-//    Intel Xeon VM (Cascade Lake, 32 KiB L1d) the loops reached only 0.51-0.74 of the best
-//    routine's rate at the same offset at 4-16 KiB (medians over 94 offsets; `rep movsb` moved
+//  - Intel with ERMS whose `rep movsb` is as fast as the backward loop where the destination lies
+//    just past the source (timed at start-up, movsb_fast_in_band() below): `rep movsb` up to the
+//    non-temporal stores (Emerald Rapids).
+//  - Other Intel with ERMS: the same as the first, except that while source and destination fit
+//    L1d together (up to L1d/2 bytes) `rep movsb` copies, or the backward loop where the
+//    destination lies 1-63 bytes past the source (the 4K-aliasing distance of a forward copy). On
+//    the project's Intel Xeon VM (Cascade Lake, 32 KiB L1d) the loops reached only 0.51-0.74 of the
+//    best routine's rate at the same offset at 4-16 KiB (medians over 94 offsets; `rep movsb` moved
 //    16 KiB at 100-160 GB/s against 65-85 for the loops), this choice 0.90-0.95 (over 255);
 //    from 32 KiB the loops are as fast as anything there (`copy_bench goal`,
 //    bench/results/2026-11-27-s15).
@@ -60,6 +63,7 @@ struct Plan {
   std::size_t movsb_band_to = 0;             // ...the band: backward loop above this size
   std::size_t forward_from = 4096 - 256;     // the loops go forward from this dst - src mod 4096
                                              // (else backward); above every range: the loops
+  bool forward_at_32 = true; // in the movsb_above_to range, the forward loop at exactly 32 past
   const char *name = "glibc memcpy (no AVX2)";
 };
 
@@ -123,6 +127,39 @@ bool movsb_trapped() {
   return best[1] >= 4 * best[0];
 }
 
+// Whether `rep movsb` copies at least as fast as the backward loop where the destination lies in
+// the band (31 bytes past the source, both 16 bytes into a block as malloc places them): 8 KiB,
+// four copies per timing, best of 5 of each, interleaved. On the lent GPU hosts' Intel Xeons
+// (Emerald Rapids, 48 KiB L1d) `rep movsb` kept 80-106 GB/s in the band at 4-16 KiB, where the
+// backward loop fell to 46-70, and above L1d/2 that loop fell to 0.55-0.6 of the rest at 31, 32 and
+// 48 bytes past (256 KiB: 19.5 against 34 GB/s; bench/results/2026-11-28-s21/copy-intel). On the
+// Cascade Lake VM of session 15 the band was the backward loop's (the plan below keeps that where
+// this answers false).
+bool movsb_fast_in_band() {
+  constexpr std::size_t kBytes = 8 << 10, kPage = 4096, kRel = 31;
+  const std::unique_ptr<std::byte, decltype(&std::free)> mem(
+      static_cast<std::byte *>(std::aligned_alloc(kPage, 2 * kBytes + kPage)), &std::free);
+  if (!mem) return false; // no memory to measure with: keep the plan measured on Cascade Lake
+  std::byte *const src = mem.get() + 16;
+  std::byte *const dst = mem.get() + kBytes + 16 + kRel;
+  std::memset(mem.get(), 1, kBytes + 16);
+  std::memset(mem.get() + kBytes + 16, 0, kBytes + kPage - 16);
+  using Clock = std::chrono::steady_clock;
+  Clock::duration best[2] = {Clock::duration::max(), Clock::duration::max()};
+  for (int round = 0; round < 6; ++round) // round 0 warms the caches and is not counted
+    for (int k = 0; k < 2; ++k) {
+      const auto t0 = Clock::now();
+      for (int i = 0; i < 4; ++i)
+        if (k)
+          kernels::avx2_backward(dst, src, kBytes);
+        else
+          kernels::rep_movsb(dst, src, kBytes);
+      const auto t = Clock::now() - t0;
+      if (round) best[k] = std::min(best[k], t);
+    }
+  return best[0] <= best[1];
+}
+
 Plan choose() {
   Plan p;
   if (!kernels::cpu_has_avx2()) return p;
@@ -137,7 +174,17 @@ Plan choose() {
   p.name = "AVX2 loops, destination-aligned stores, direction by relative offset; non-temporal "
            "stores from L3/4";
   if (!kernels::cpu_has_erms()) return p;
-  if (__builtin_cpu_is("intel")) {
+  if (__builtin_cpu_is("intel") && movsb_fast_in_band()) {
+    // `rep movsb` at every offset up to where the non-temporal stores start. On Emerald Rapids
+    // (copy_bench goal, 255 offsets a size, against the best candidate at each): p5 0.80-0.88
+    // and medians 0.92-0.99 at 4 KiB-1 MiB, where the plan below gave p5 0.59-0.85 (64 KiB-1
+    // MiB: 0.59-0.64); 4 MiB p5 0.70 (0.62-0.65), where non-temporal stores were the best.
+    p.movsb_above_to = p.stream_from - 1;
+    p.movsb_band_to = ~std::size_t{0};
+    p.forward_at_32 = false;
+    p.name = "rep movsb (timed at start-up: as fast as the AVX2 backward loop where the "
+             "destination lies 31 bytes past the source); non-temporal stores from L3/4";
+  } else if (__builtin_cpu_is("intel")) {
     p.movsb_to = l1_half;
     p.name = "rep movsb up to L1d/2 (AVX2 backward loop where the destination lies 1-63 bytes past "
              "the source); AVX2 loops, destination-aligned stores, direction by relative offset; "
@@ -212,7 +259,7 @@ void copy_large(void *dst, const void *src, std::size_t n) noexcept {
     // 86 GB/s against 110-150 elsewhere); the forward loop is no faster there (72-88), except
     // at exactly 32 bytes, where its loads and stores are both aligned: 110-135 GB/s (256 KiB:
     // 114 against 98); beyond L2 the backward loop is faster there (choose() above).
-    if (rel == 32)
+    if (rel == 32 && p.forward_at_32)
       kernels::avx2_forward(dst, src, n);
     else if (in_band(rel) && n > p.movsb_band_to)
       kernels::avx2_backward(dst, src, n);
