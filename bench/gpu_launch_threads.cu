@@ -206,8 +206,7 @@ int main(int argc, char **argv) {
     check(cuDevSmResourceSplitByCount(parts.data(), &n, &all, &rest, 0, each),
           "cuDevSmResourceSplitByCount");
     if (n < static_cast<unsigned>(t)) {
-      std::fprintf(stderr, "only %u green partitions of %u SMs (of %u)\n", n, each,
-                   all.sm.smCount);
+      std::fprintf(stderr, "only %u green partitions of %u SMs (of %u)\n", n, each, all.sm.smCount);
       return 1;
     }
     sms_each = static_cast<int>(parts[0].sm.smCount);

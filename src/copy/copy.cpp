@@ -40,11 +40,13 @@
 #include "copy/kernels.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fcntl.h>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -99,65 +101,63 @@ std::size_t cache_bytes(int level, const char *type, int sc_name, std::size_t df
   return v > 0 ? static_cast<std::size_t>(v) : dflt;
 }
 
-// Whether `rep movsb` has Zen 3's trap: copying 4 KiB to a destination 1 or 16 bytes past the
-// source modulo 4 KiB ran at 1.9 GB/s against 53 at the same alignment there (28x as long); on
-// Zen 5 8 KiB took 1.4-1.7x as long (0.10 against 0.07 us), 64 KiB 1.05-1.35x. Four copies of
-// 8 KiB per timing, best of 5 timings of each offset, interleaved (another process's burst
-// does not decide); trapped at 4x or more. About 60-120 us on the Zen 5 VM, nearly all of it
-// the first touch of the buffers' five pages; once per process.
-bool movsb_trapped() {
-  constexpr std::size_t kBytes = 8 << 10, kPage = 4096;
+// The start-up timings below: two ways of copying kProbeBytes within one scratch block (two halves
+// of kProbeBytes and a page; its first kProbeBytes + 16 bytes set to 1, the rest 0), copy(k,
+// block) doing one copy the k-th way (k = 0, 1). The best of 5 timings of four copies each way,
+// interleaved (another process's burst does not decide), after one round that warms the caches;
+// nullopt when the block cannot be allocated.
+constexpr std::size_t kProbeBytes = 8 << 10;
+using Clock = std::chrono::steady_clock;
+template <class Copy> std::optional<std::array<Clock::duration, 2>> best_of_5(Copy &&copy) {
+  constexpr std::size_t kPage = 4096;
   const std::unique_ptr<std::byte, decltype(&std::free)> mem(
-      static_cast<std::byte *>(std::aligned_alloc(kPage, 2 * kBytes + kPage)), &std::free);
-  if (!mem) return true; // no memory to measure with: keep the loops, safe everywhere
-  std::byte *const src = mem.get();
-  std::byte *const dst = mem.get() + kBytes;
-  std::memset(src, 1, kBytes);
-  std::memset(dst, 0, kBytes + 64);
-  using Clock = std::chrono::steady_clock;
-  Clock::duration best[2] = {Clock::duration::max(), Clock::duration::max()};
-  for (int round = 0; round < 6; ++round) // round 0 warms the caches and is not counted
+      static_cast<std::byte *>(std::aligned_alloc(kPage, 2 * kProbeBytes + kPage)), &std::free);
+  if (!mem) return std::nullopt;
+  std::memset(mem.get(), 1, kProbeBytes + 16);
+  std::memset(mem.get() + kProbeBytes + 16, 0, kProbeBytes + kPage - 16);
+  std::array<Clock::duration, 2> best = {Clock::duration::max(), Clock::duration::max()};
+  for (int round = 0; round < 6; ++round)
     for (int k = 0; k < 2; ++k) {
       const auto t0 = Clock::now();
       for (int i = 0; i < 4; ++i)
-        kernels::rep_movsb(dst + (k ? 16 : 0), src, kBytes);
+        copy(k, mem.get());
       const auto t = Clock::now() - t0;
-      if (round) best[k] = std::min(best[k], t);
+      if (round) best[static_cast<std::size_t>(k)] = std::min(best[static_cast<std::size_t>(k)], t);
     }
-  return best[1] >= 4 * best[0];
+  return best;
+}
+
+// Whether `rep movsb` has Zen 3's trap: copying 4 KiB to a destination 1 or 16 bytes past the
+// source modulo 4 KiB ran at 1.9 GB/s against 53 at the same alignment there (28x as long); on
+// Zen 5 8 KiB took 1.4-1.7x as long (0.10 against 0.07 us), 64 KiB 1.05-1.35x. 8 KiB to 0 and to
+// 16 bytes past the source (best_of_5); trapped at 4x or more. About 60-120 us on the Zen 5 VM,
+// nearly all of it the first touch of the buffers' five pages; once per process.
+bool movsb_trapped() {
+  const auto t = best_of_5([](int k, std::byte *block) {
+    kernels::rep_movsb(block + kProbeBytes + (k ? 16 : 0), block, kProbeBytes);
+  });
+  if (!t) return true; // no memory to measure with: keep the loops, safe everywhere
+  return (*t)[1] >= 4 * (*t)[0];
 }
 
 // Whether `rep movsb` copies at least as fast as the backward loop where the destination lies in
-// the band (31 bytes past the source, both 16 bytes into a block as malloc places them): 8 KiB,
-// four copies per timing, best of 5 of each, interleaved. On the lent GPU hosts' Intel Xeons
-// (Emerald Rapids, 48 KiB L1d) `rep movsb` kept 80-106 GB/s in the band at 4-16 KiB, where the
-// backward loop fell to 46-70, and above L1d/2 that loop fell to 0.55-0.6 of the rest at 31, 32 and
-// 48 bytes past (256 KiB: 19.5 against 34 GB/s; bench/results/2026-11-28-s21/copy-intel). On the
-// Cascade Lake VM of session 15 the band was the backward loop's (the plan below keeps that where
-// this answers false).
+// the band (31 bytes past the source, both 16 bytes into a block as malloc places them; 8 KiB,
+// best_of_5). On the lent GPU hosts' Intel Xeons (Emerald Rapids, 48 KiB L1d) `rep movsb` kept
+// 80-106 GB/s in the band at 4-16 KiB, where the backward loop fell to 46-70, and above L1d/2
+// that loop fell to 0.55-0.6 of the rest at 31, 32 and 48 bytes past (256 KiB: 19.5 against 34
+// GB/s; bench/results/2026-11-28-s21/copy-intel). On the Cascade Lake VM of session 15 the band
+// was the backward loop's (the plan below keeps that where this answers false).
 bool movsb_fast_in_band() {
-  constexpr std::size_t kBytes = 8 << 10, kPage = 4096, kRel = 31;
-  const std::unique_ptr<std::byte, decltype(&std::free)> mem(
-      static_cast<std::byte *>(std::aligned_alloc(kPage, 2 * kBytes + kPage)), &std::free);
-  if (!mem) return false; // no memory to measure with: keep the plan measured on Cascade Lake
-  std::byte *const src = mem.get() + 16;
-  std::byte *const dst = mem.get() + kBytes + 16 + kRel;
-  std::memset(mem.get(), 1, kBytes + 16);
-  std::memset(mem.get() + kBytes + 16, 0, kBytes + kPage - 16);
-  using Clock = std::chrono::steady_clock;
-  Clock::duration best[2] = {Clock::duration::max(), Clock::duration::max()};
-  for (int round = 0; round < 6; ++round) // round 0 warms the caches and is not counted
-    for (int k = 0; k < 2; ++k) {
-      const auto t0 = Clock::now();
-      for (int i = 0; i < 4; ++i)
-        if (k)
-          kernels::avx2_backward(dst, src, kBytes);
-        else
-          kernels::rep_movsb(dst, src, kBytes);
-      const auto t = Clock::now() - t0;
-      if (round) best[k] = std::min(best[k], t);
-    }
-  return best[0] <= best[1];
+  const auto t = best_of_5([](int k, std::byte *block) {
+    const std::byte *src = block + 16;
+    std::byte *dst = block + kProbeBytes + 16 + 31;
+    if (k)
+      kernels::avx2_backward(dst, src, kProbeBytes);
+    else
+      kernels::rep_movsb(dst, src, kProbeBytes);
+  });
+  if (!t) return false; // no memory to measure with: keep the plan measured on Cascade Lake
+  return (*t)[0] <= (*t)[1];
 }
 
 Plan choose() {
